@@ -1,0 +1,292 @@
+// The op layer: every operator's schema, argument checks, output allocation, device guard and
+// stream. No kernel logic lives here: each op turns its arguments into a LayoutProblem, asks
+// plan_layout_copy for a plan and hands the plan to one backend's kernels (csrc/kernels.h).
+#include <ATen/ATen.h>
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <c10/core/DispatchKey.h>
+#include <torch/autograd.h>
+#include <torch/library.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "include/torch_transpose/torch_transpose.h"
+#include "kernels.h"
+#include "plan/layout_plan.h"
+
+#ifdef TORCH_TRANSPOSE_WITH_CUDA
+#include <ATen/cuda/CUDAContext.h>
+#include <c10/cuda/CUDAException.h>
+#include <c10/cuda/CUDAGuard.h>
+#endif
+
+namespace torch_transpose {
+namespace {
+
+using at::IntArrayRef;
+using at::Tensor;
+
+// ---- argument normalisation -----------------------------------------------------------------
+
+// `dims` as a permutation of self's dims, wrapped like PyTorch wraps them (IndexError when out
+// of range, RuntimeError for a wrong length or a repeated dim).
+std::vector<int64_t> checked_permutation(const char* op, const Tensor& self, IntArrayRef dims) {
+  const int64_t rank = self.dim();
+  TORCH_CHECK(static_cast<int64_t>(dims.size()) == rank, op, ": dims must list every dim of self once: self.dim() = ",
+              rank, " but len(dims) = ", dims.size());
+  std::vector<int64_t> perm(dims.size());
+  std::vector<bool> seen(dims.size(), false);
+  for (size_t i = 0; i < dims.size(); ++i) {
+    perm[i] = at::maybe_wrap_dim(dims[i], rank);
+    TORCH_CHECK(!seen[perm[i]], op, ": dims must not repeat a dim, but dim ", perm[i], " appears twice in ", dims);
+    seen[perm[i]] = true;
+  }
+  return perm;
+}
+
+std::vector<int64_t> transpose_permutation(const Tensor& self, int64_t dim0, int64_t dim1) {
+  // Wrapping as PyTorch does (a 0-D tensor counts as 1-D) gives PyTorch's own IndexError for
+  // x.transpose(-2, -1) on 0-D and 1-D inputs.
+  const int64_t rank = self.dim();
+  const int64_t d0 = at::maybe_wrap_dim(dim0, rank), d1 = at::maybe_wrap_dim(dim1, rank);
+  std::vector<int64_t> perm(rank);
+  for (int64_t i = 0; i < rank; ++i) perm[i] = i;
+  if (rank > 0) std::swap(perm[d0], perm[d1]);
+  return perm;
+}
+
+std::vector<int64_t> permuted_sizes(const Tensor& self, const std::vector<int64_t>& perm) {
+  std::vector<int64_t> sizes(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) sizes[i] = self.size(perm[i]);
+  return sizes;
+}
+
+void check_strided(const char* op, const char* name, const Tensor& t) {
+  TORCH_CHECK_NOT_IMPLEMENTED(t.layout() == at::kStrided && !t.is_quantized() && !t.is_nested(), op,
+                              ": ", name, " must be a dense strided tensor, got layout ", t.layout(),
+                              t.is_quantized() ? " (quantized)" : "");
+}
+
+// Sufficient test for "no two elements share memory": with dims ordered by stride, each stride
+// must step past everything the smaller dims can reach. Slices, steps and transposes of a
+// buffer pass; stride-0 and other self-overlapping layouts do not.
+bool provably_non_overlapping(const Tensor& t) {
+  std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, size)
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    if (t.size(d) > 1) dims.emplace_back(t.stride(d), t.size(d));
+  }
+  std::sort(dims.begin(), dims.end());
+  int64_t reach = 0;  // largest offset the smaller dims reach
+  for (const auto& [stride, size] : dims) {
+    if (stride <= reach) return false;
+    reach += stride * (size - 1);
+  }
+  return true;
+}
+
+// [first byte, last byte] touched by a tensor's view.
+std::pair<uintptr_t, uintptr_t> byte_extent(const Tensor& t) {
+  const uintptr_t first = reinterpret_cast<uintptr_t>(t.const_data_ptr());
+  int64_t last = 0;
+  for (int64_t d = 0; d < t.dim(); ++d) last += (t.size(d) - 1) * t.stride(d);
+  return {first, first + static_cast<uintptr_t>((last + 1) * t.element_size()) - 1};
+}
+
+void check_out(const char* op, const Tensor& self, const std::vector<int64_t>& expected_sizes, const Tensor& out) {
+  check_strided(op, "out", out);
+  TORCH_CHECK(out.sizes() == IntArrayRef(expected_sizes), op, ": expected out to have shape ",
+              IntArrayRef(expected_sizes), " (the result's shape), but got ", out.sizes());
+  TORCH_CHECK(out.scalar_type() == self.scalar_type(), op, ": expected out to have dtype ", self.scalar_type(),
+              " (the dtype of self), but got ", out.scalar_type());
+  TORCH_CHECK(out.device() == self.device(), op, ": expected out on device ", self.device(),
+              " (the device of self), but got ", out.device());
+  if (out.numel() == 0) return;
+  TORCH_CHECK(provably_non_overlapping(out), op,
+              ": out has internal overlap (a stride-0 or self-overlapping layout): several results would land on "
+              "one memory location. Pass an out whose elements occupy distinct memory.");
+  if (self.numel() > 0 && self.storage().is_alias_of(out.storage())) {
+    const auto [in_first, in_last] = byte_extent(self);
+    const auto [out_first, out_last] = byte_extent(out);
+    TORCH_CHECK(in_last < out_first || out_last < in_first, op,
+                ": out shares memory with self; writing it would change the input while it is read. "
+                "Pass an out that does not overlap self.");
+  }
+}
+
+// ---- running a plan ---------------------------------------------------------------------------
+
+LayoutPlan plan_for(const Tensor& self, const std::vector<int64_t>& perm, const Tensor& out) {
+  LayoutProblem problem;
+  problem.element_bytes = static_cast<int>(self.element_size());
+  for (size_t i = 0; i < perm.size(); ++i) {
+    problem.sizes.push_back(self.size(perm[i]));
+    problem.in_strides.push_back(self.stride(perm[i]));
+    problem.out_strides.push_back(out.stride(i));
+  }
+  problem.in_address = reinterpret_cast<uintptr_t>(self.const_data_ptr());
+  problem.out_address = reinterpret_cast<uintptr_t>(out.data_ptr());
+  try {
+    return plan_layout_copy(problem);
+  } catch (const std::exception& e) {
+    TORCH_CHECK(false, e.what());
+  }
+}
+
+void run_into(const char* op, const Tensor& self, const std::vector<int64_t>& perm, const Tensor& out) {
+  if (out.numel() == 0) return;
+  const LayoutPlan plan = plan_for(self, perm, out);
+  if (self.device().is_cpu()) {
+    run_layout_plan_cpu(plan, self.const_data_ptr(), out.data_ptr());
+    return;
+  }
+#ifdef TORCH_TRANSPOSE_WITH_CUDA
+  if (self.device().is_cuda()) {
+    const c10::cuda::CUDAGuard guard(self.device());
+    const int sm_count = at::cuda::getCurrentDeviceProperties()->multiProcessorCount;
+    const int err = run_layout_plan_cuda(plan, self.const_data_ptr(), out.data_ptr(),
+                                         at::cuda::getCurrentCUDAStream().stream(), sm_count);
+    C10_CUDA_CHECK(static_cast<cudaError_t>(err));
+    return;
+  }
+#endif
+  TORCH_CHECK_NOT_IMPLEMENTED(false, op, ": no kernel for device ", self.device(),
+                              " (this build of torch_transpose has CPU",
+#ifdef TORCH_TRANSPOSE_WITH_CUDA
+                              " and CUDA",
+#endif
+                              " kernels)");
+}
+
+// ---- the operators ------------------------------------------------------------------------------
+
+Tensor permute_into_new(const char* op, const Tensor& self, const std::vector<int64_t>& perm) {
+  check_strided(op, "self", self);
+  Tensor out = at::empty(permuted_sizes(self, perm), self.options());
+  run_into(op, self, perm, out);
+  return out;
+}
+
+void permute_into_out(const char* op, const Tensor& self, const std::vector<int64_t>& perm, const Tensor& out) {
+  check_strided(op, "self", self);
+  check_out(op, self, permuted_sizes(self, perm), out);
+  run_into(op, self, perm, out);
+}
+
+Tensor transpose_op(const Tensor& self, int64_t dim0, int64_t dim1) {
+  return permute_into_new("transpose", self, transpose_permutation(self, dim0, dim1));
+}
+
+void transpose_out_op(const Tensor& self, int64_t dim0, int64_t dim1, const Tensor& out) {
+  permute_into_out("transpose_out", self, transpose_permutation(self, dim0, dim1), out);
+}
+
+Tensor permute_op(const Tensor& self, IntArrayRef dims) {
+  return permute_into_new("permute", self, checked_permutation("permute", self, dims));
+}
+
+void permute_out_op(const Tensor& self, IntArrayRef dims, const Tensor& out) {
+  permute_into_out("permute_out", self, checked_permutation("permute_out", self, dims), out);
+}
+
+Tensor to_memory_format_op(const Tensor& self, at::MemoryFormat memory_format) {
+  check_strided("to_memory_format", "self", self);
+  // empty_like raises PyTorch's own error for a format that does not fit self's rank.
+  Tensor out = at::empty_like(self, self.options(), memory_format);
+  std::vector<int64_t> identity(self.dim());
+  for (int64_t i = 0; i < self.dim(); ++i) identity[i] = i;
+  run_into("to_memory_format", self, identity, out);
+  return out;
+}
+
+// out= variants do not support autograd, as in PyTorch: refuse inputs that require grad (while
+// grad mode is on) instead of silently dropping the gradient, and bump out's version counter so
+// that autograd notices the mutation of any tensor it saved.
+void guard_out_variant(const char* op, const Tensor& self, const Tensor& out) {
+  TORCH_CHECK(!(at::GradMode::is_enabled() && (self.requires_grad() || out.requires_grad())), op,
+              "(): functions with out=... arguments don't support automatic differentiation, but one of the "
+              "arguments requires grad.");
+}
+
+void transpose_out_autograd(const Tensor& self, int64_t dim0, int64_t dim1, const Tensor& out) {
+  guard_out_variant("transpose_out", self, out);
+  {
+    at::AutoDispatchBelowADInplaceOrView below;
+    static auto op = c10::Dispatcher::singleton().findSchemaOrThrow("torch_transpose::transpose_out", "")
+                         .typed<void(const Tensor&, int64_t, int64_t, const Tensor&)>();
+    op.call(self, dim0, dim1, out);
+  }
+  torch::autograd::impl::bump_version(out);
+}
+
+void permute_out_autograd(const Tensor& self, IntArrayRef dims, const Tensor& out) {
+  guard_out_variant("permute_out", self, out);
+  {
+    at::AutoDispatchBelowADInplaceOrView below;
+    static auto op = c10::Dispatcher::singleton().findSchemaOrThrow("torch_transpose::permute_out", "")
+                         .typed<void(const Tensor&, IntArrayRef, const Tensor&)>();
+    op.call(self, dims, out);
+  }
+  torch::autograd::impl::bump_version(out);
+}
+
+}  // namespace
+
+std::string explain(const at::Tensor& self, at::IntArrayRef dims, const std::optional<at::Tensor>& out) {
+  const auto perm = checked_permutation("explain", self, dims);
+  const Tensor target = out.has_value() ? *out : at::empty(permuted_sizes(self, perm), self.options().device(at::kMeta));
+  if (out.has_value()) check_out("explain", self, permuted_sizes(self, perm), *out);
+  LayoutProblem problem;
+  problem.element_bytes = static_cast<int>(self.element_size());
+  for (size_t i = 0; i < perm.size(); ++i) {
+    problem.sizes.push_back(self.size(perm[i]));
+    problem.in_strides.push_back(self.stride(perm[i]));
+    problem.out_strides.push_back(target.stride(i));
+  }
+  // A meta output has no address; assume the allocator's alignment, as a real one would have.
+  problem.in_address = reinterpret_cast<uintptr_t>(self.const_data_ptr());
+  problem.out_address = out.has_value() ? reinterpret_cast<uintptr_t>(out->data_ptr()) : 0;
+  try {
+    return plan_layout_copy(problem).explain();
+  } catch (const std::exception& e) {
+    TORCH_CHECK(false, e.what());
+  }
+}
+
+}  // namespace torch_transpose
+
+// ---- the contract: every schema of the library, in one place --------------------------------------
+TORCH_LIBRARY(torch_transpose, m) {
+  const std::vector<at::Tag> tags = {at::Tag::pt2_compliant_tag};
+  // self.transpose(dim0, dim1).contiguous(), always a new tensor.
+  m.def("transpose(Tensor self, int dim0=-2, int dim1=-1) -> Tensor", tags);
+  // The same values written into `out` (any strides, no overlap with self or itself).
+  m.def("transpose_out(Tensor self, int dim0, int dim1, Tensor(a!) out) -> ()", tags);
+  // self.permute(dims).contiguous(), always a new tensor.
+  m.def("permute(Tensor self, int[] dims) -> Tensor", tags);
+  m.def("permute_out(Tensor self, int[] dims, Tensor(a!) out) -> ()", tags);
+  // self.contiguous(memory_format=memory_format), always a new tensor.
+  m.def("to_memory_format(Tensor self, MemoryFormat memory_format) -> Tensor", tags);
+}
+
+TORCH_LIBRARY_IMPL(torch_transpose, CPU, m) {
+  m.impl("transpose", &torch_transpose::transpose_op);
+  m.impl("transpose_out", &torch_transpose::transpose_out_op);
+  m.impl("permute", &torch_transpose::permute_op);
+  m.impl("permute_out", &torch_transpose::permute_out_op);
+  m.impl("to_memory_format", &torch_transpose::to_memory_format_op);
+}
+
+#ifdef TORCH_TRANSPOSE_WITH_CUDA
+TORCH_LIBRARY_IMPL(torch_transpose, CUDA, m) {
+  m.impl("transpose", &torch_transpose::transpose_op);
+  m.impl("transpose_out", &torch_transpose::transpose_out_op);
+  m.impl("permute", &torch_transpose::permute_op);
+  m.impl("permute_out", &torch_transpose::permute_out_op);
+  m.impl("to_memory_format", &torch_transpose::to_memory_format_op);
+}
+#endif
+
+TORCH_LIBRARY_IMPL(torch_transpose, Autograd, m) {
+  m.impl("transpose_out", &torch_transpose::transpose_out_autograd);
+  m.impl("permute_out", &torch_transpose::permute_out_autograd);
+}

@@ -1,0 +1,195 @@
+#include "layout_plan.h"
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+#include <sstream>
+#include <stdexcept>
+
+namespace torch_transpose {
+namespace {
+
+bool is_supported_element_size(int bytes) {
+  return bytes == 1 || bytes == 2 || bytes == 4 || bytes == 8 || bytes == 16;
+}
+
+void validate(const LayoutProblem& p) {
+  const size_t rank = p.sizes.size();
+  if (p.in_strides.size() != rank || p.out_strides.size() != rank) {
+    throw std::invalid_argument("plan_layout_copy: sizes, in_strides and out_strides must have the same length");
+  }
+  if (!is_supported_element_size(p.element_bytes)) {
+    throw std::invalid_argument("plan_layout_copy: element_bytes must be 1, 2, 4, 8 or 16, got " +
+                                std::to_string(p.element_bytes));
+  }
+  for (size_t i = 0; i < rank; ++i) {
+    if (p.sizes[i] < 0 || p.in_strides[i] < 0 || p.out_strides[i] < 0) {
+      throw std::invalid_argument("plan_layout_copy: sizes and strides must be non-negative");
+    }
+  }
+}
+
+// Kernels load whole elements, which needs natural alignment. An element whose address is not
+// a multiple of its size (possible through from_blob or byte-offset views) is moved as k-byte
+// pieces instead: one more innermost dim of size E/k with stride 1 on both sides.
+LayoutProblem split_misaligned_elements(const LayoutProblem& p) {
+  int piece = p.element_bytes;
+  while (piece > 1 && (p.in_address % piece != 0 || p.out_address % piece != 0)) piece /= 2;
+  if (piece == p.element_bytes) return p;
+  const int64_t pieces = p.element_bytes / piece;
+  LayoutProblem split = p;
+  split.element_bytes = piece;
+  for (auto& s : split.in_strides) s *= pieces;
+  for (auto& s : split.out_strides) s *= pieces;
+  split.sizes.push_back(pieces);
+  split.in_strides.push_back(1);
+  split.out_strides.push_back(1);
+  return split;
+}
+
+struct Dim {
+  int64_t size, in_stride, out_stride;
+};
+
+// Largest offset (in elements) reachable by an index confined to the given dims.
+int64_t max_offset(const LayoutPlan& plan, const int64_t* strides, const std::vector<int>& dims) {
+  int64_t total = 0;
+  for (int d : dims) total += (plan.sizes[d] - 1) * strides[d];
+  return total;
+}
+
+}  // namespace
+
+int LayoutPlan::batch_rank() const {
+  if (kind == PlanKind::Empty) return 0;
+  return rank - (kind == PlanKind::Copy ? 1 : 2);
+}
+
+std::vector<int> LayoutPlan::batch_dims() const {
+  std::vector<int> dims;
+  for (int d = 0; d < rank; ++d) {
+    if (d != in_fast_dim && d != out_fast_dim) dims.push_back(d);
+  }
+  return dims;
+}
+
+int choose_vector_elems(const LayoutPlan& plan, uintptr_t in_address, uintptr_t out_address) {
+  if (plan.kind == PlanKind::Empty) return 1;
+  const int a = plan.in_fast_dim, b = plan.out_fast_dim;
+  // Vectors need unit stride on the side that walks each fast dim.
+  if (plan.in_strides[a] != 1 || plan.out_strides[b] != 1) return 1;
+  for (int v = 16 / plan.element_bytes; v > 1; v /= 2) {
+    const uintptr_t align_bytes = static_cast<uintptr_t>(v) * plan.element_bytes;
+    if (in_address % align_bytes != 0 || out_address % align_bytes != 0) continue;
+    bool strides_aligned = true;
+    for (int d = 0; d < plan.rank; ++d) {
+      if (d != a && plan.in_strides[d] % v != 0) strides_aligned = false;
+      if (d != b && plan.out_strides[d] % v != 0) strides_aligned = false;
+    }
+    // A fast dim shorter than one vector would only ever take the scalar edge path.
+    if (strides_aligned && plan.sizes[a] >= v && plan.sizes[b] >= v) return v;
+  }
+  return 1;
+}
+
+LayoutPlan plan_layout_copy(const LayoutProblem& original) {
+  validate(original);
+  const LayoutProblem problem = split_misaligned_elements(original);
+  LayoutPlan plan;
+  plan.element_bytes = problem.element_bytes;
+
+  // 1. Drop size-1 dims (their strides never matter); any size-0 dim empties the problem.
+  std::vector<Dim> dims;
+  int64_t numel = 1;
+  for (size_t i = 0; i < problem.sizes.size(); ++i) {
+    numel *= problem.sizes[i];
+    if (problem.sizes[i] != 1) dims.push_back({problem.sizes[i], problem.in_strides[i], problem.out_strides[i]});
+  }
+  plan.numel = numel;
+  if (numel == 0) {
+    plan.kind = PlanKind::Empty;
+    return plan;
+  }
+
+  // 2. Order by output stride, largest first, so the output's fastest dim is last. Ties (only
+  //    possible for an overlapping output) fall back to the input stride, for determinism.
+  std::stable_sort(dims.begin(), dims.end(), [](const Dim& x, const Dim& y) {
+    if (x.out_stride != y.out_stride) return x.out_stride > y.out_stride;
+    return x.in_stride > y.in_stride;
+  });
+
+  // 3. Merge neighbours that are contiguous with each other on both sides.
+  std::vector<Dim> merged;
+  for (const Dim& d : dims) {
+    if (!merged.empty()) {
+      Dim& outer = merged.back();
+      if (outer.out_stride == d.out_stride * d.size && outer.in_stride == d.in_stride * d.size) {
+        outer = {outer.size * d.size, d.in_stride, d.out_stride};
+        continue;
+      }
+    }
+    merged.push_back(d);
+  }
+  if (merged.empty()) merged.push_back({1, 1, 1});  // a single element
+  if (merged.size() > static_cast<size_t>(kMaxPlanRank)) {
+    throw std::length_error("torch_transpose supports at most " + std::to_string(kMaxPlanRank) +
+                            " dims after dropping size-1 dims and merging contiguous ones, got " +
+                            std::to_string(merged.size()));
+  }
+
+  plan.rank = static_cast<int>(merged.size());
+  for (int d = 0; d < plan.rank; ++d) {
+    plan.sizes[d] = merged[d].size;
+    plan.in_strides[d] = merged[d].in_stride;
+    plan.out_strides[d] = merged[d].out_stride;
+  }
+
+  // 4. The output's fastest dim is the last; the input's is its smallest non-zero stride
+  //    (a stride-0 dim costs no reads, so it is never worth tiling over). Ties go to the
+  //    output's fast dim, which makes the cheaper copy kernel win.
+  const int b = plan.rank - 1;
+  int a = b;
+  if (plan.in_strides[b] != 0) {
+    for (int d = 0; d < plan.rank; ++d) {
+      if (plan.in_strides[d] > 0 && plan.in_strides[d] < plan.in_strides[a]) a = d;
+    }
+  }
+  plan.out_fast_dim = b;
+  plan.in_fast_dim = a;
+  plan.kind = (a == b) ? PlanKind::Copy : PlanKind::Transpose;
+
+  // 5. Index width: offsets inside one tile or one row (the batch part is always 64-bit).
+  std::vector<int> fast = {b};
+  if (a != b) fast.push_back(a);
+  const int64_t limit = std::numeric_limits<int32_t>::max();
+  plan.needs_64bit_index = max_offset(plan, plan.in_strides, fast) >= limit ||
+                           max_offset(plan, plan.out_strides, fast) >= limit;
+
+  plan.vector_elems = choose_vector_elems(plan, problem.in_address, problem.out_address);
+  return plan;
+}
+
+std::string LayoutPlan::explain() const {
+  std::ostringstream s;
+  auto list = [&](const int64_t* v) {
+    s << "[";
+    for (int d = 0; d < rank; ++d) s << (d ? ", " : "") << v[d];
+    s << "]";
+  };
+  switch (kind) {
+    case PlanKind::Empty: s << "empty: nothing to move"; return s.str();
+    case PlanKind::Copy: s << "copy:"; break;
+    case PlanKind::Transpose: s << "transpose:"; break;
+  }
+  s << " sizes=";
+  list(sizes);
+  s << " in_strides=";
+  list(in_strides);
+  s << " out_strides=";
+  list(out_strides);
+  s << " in_fast=" << in_fast_dim << " out_fast=" << out_fast_dim << " element_bytes=" << element_bytes
+    << " vec=" << vector_elems << " index=" << (needs_64bit_index ? 64 : 32);
+  return s.str();
+}
+
+}  // namespace torch_transpose

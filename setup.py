@@ -1,0 +1,49 @@
+"""Builds torch_transpose._C: CPU + CUDA kernels where nvcc is found, CPU only where it is not.
+
+The source list lives in csrc/SOURCES and is shared with CMakeLists.txt (the LibTorch build).
+Set TORCH_TRANSPOSE_CUDA=0 to force a CPU-only build, =1 to insist on CUDA.
+"""
+import os
+from pathlib import Path
+
+from setuptools import setup
+from torch.utils.cpp_extension import CUDA_HOME, BuildExtension, CppExtension, CUDAExtension
+
+ROOT = Path(__file__).parent
+
+
+def library_sources():
+    lines = (ROOT / "csrc" / "SOURCES").read_text().splitlines()
+    return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
+
+
+def want_cuda():
+    choice = os.environ.get("TORCH_TRANSPOSE_CUDA")
+    if choice is not None:
+        return choice == "1"
+    return CUDA_HOME is not None
+
+
+def extension():
+    with_cuda = want_cuda()
+    # Without a visible GPU torch cannot infer the architecture; default to Hopper (sm_90),
+    # the GPU this project is tuned for. Set TORCH_CUDA_ARCH_LIST to build for others.
+    if with_cuda:
+        os.environ.setdefault("TORCH_CUDA_ARCH_LIST", "9.0")
+    sources = [s for s in library_sources() if with_cuda or not s.endswith(".cu")]
+    sources.append("csrc/python_module.cpp")
+    cxx = ["-O3", "-std=c++17"]
+    defines = []
+    if with_cuda:
+        defines.append(("TORCH_TRANSPOSE_WITH_CUDA", None))
+        nvcc = ["-O3", "-std=c++17", "--expt-relaxed-constexpr", "-lineinfo"]
+        return CUDAExtension("torch_transpose._C", sources, include_dirs=[str(ROOT / "csrc")],
+                             define_macros=defines, extra_compile_args={"cxx": cxx, "nvcc": nvcc})
+    return CppExtension("torch_transpose._C", sources, include_dirs=[str(ROOT / "csrc")],
+                        extra_compile_args={"cxx": cxx})
+
+
+setup(
+    ext_modules=[extension()],
+    cmdclass={"build_ext": BuildExtension.with_options(use_ninja=True)},
+)

@@ -1,0 +1,13 @@
+"""torch_transpose: transpose, permute and layout conversion at the memory-bandwidth limit.
+
+Importing the package loads the compiled library (which registers the operators
+``torch.ops.torch_transpose.*``) and their fake, autograd and vmap rules.
+"""
+from . import _C  # noqa: F401  (loads the library: registers the operators)
+from . import _fake, _autograd, _vmap  # noqa: F401  (registrations)
+from ._functions import explain, permute, to_memory_format, transpose
+
+__version__ = "0.1.0"
+with_cuda = bool(_C.with_cuda)
+
+__all__ = ["transpose", "permute", "to_memory_format", "explain", "with_cuda", "__version__"]

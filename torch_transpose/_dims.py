@@ -1,0 +1,33 @@
+"""Dim wrapping shared by the fake, autograd and vmap rules (the C++ op layer has its own)."""
+
+
+def wrap_dim(dim, rank):
+    """Wraps a possibly negative dim like PyTorch does (a 0-D tensor counts as 1-D)."""
+    bound = max(rank, 1)
+    if not -bound <= dim < bound:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-bound}, {bound - 1}], but got {dim})")
+    return dim % bound
+
+
+def transpose_permutation(rank, dim0, dim1):
+    d0, d1 = wrap_dim(dim0, rank), wrap_dim(dim1, rank)
+    perm = list(range(rank))
+    if rank > 0:
+        perm[d0], perm[d1] = perm[d1], perm[d0]
+    return perm
+
+
+def permutation_of(rank, dims):
+    if len(dims) != rank:
+        raise RuntimeError(f"permute: dims must list every dim of self once: self.dim() = {rank} but len(dims) = {len(dims)}")
+    perm = [wrap_dim(d, rank) for d in dims]
+    if len(set(perm)) != len(perm):
+        raise RuntimeError(f"permute: dims must not repeat a dim, got {list(dims)}")
+    return perm
+
+
+def inverse_permutation(perm):
+    inverse = [0] * len(perm)
+    for i, p in enumerate(perm):
+        inverse[p] = i
+    return inverse
