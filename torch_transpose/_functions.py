@@ -1,4 +1,5 @@
 """The public Python API: typed, documented wrappers over ``torch.ops.torch_transpose``."""
+import operator
 from typing import Optional, Sequence
 
 import torch
@@ -9,7 +10,10 @@ from ._autograd import PermuteFunction, TransposeFunction
 _ops = torch.ops.torch_transpose
 
 
-def _needs_grad(t: torch.Tensor) -> bool:
+def _needs_grad(op: str, t: torch.Tensor) -> bool:
+    # Checked here because attribute access on a non-tensor would raise AttributeError first.
+    if not isinstance(t, torch.Tensor):
+        raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(t).__name__}")
     return t.requires_grad and torch.is_grad_enabled()
 
 
@@ -24,10 +28,13 @@ def transpose(input: torch.Tensor, dim0: int = -2, dim1: int = -1, *, out: Optio
     Raises IndexError for dims out of range (as ``Tensor.transpose`` does) and RuntimeError for
     a mismatched or overlapping ``out``.
     """
+    needs_grad = _needs_grad("transpose", input)
+    # operator.index gives Python's TypeError for non-integers, as Tensor.transpose does.
+    dim0, dim1 = operator.index(dim0), operator.index(dim1)
     if out is not None:
         _ops.transpose_out.default(input, dim0, dim1, out)
         return out
-    if _needs_grad(input):
+    if needs_grad:
         return TransposeFunction.apply(input, dim0, dim1)
     return _ops.transpose.default(input, dim0, dim1)
 
@@ -40,11 +47,12 @@ def permute(input: torch.Tensor, dims: Sequence[int], *, out: Optional[torch.Ten
     this converts layout. Raises IndexError for dims out of range and RuntimeError for a
     wrong-length or repeated ``dims`` or a mismatched ``out``.
     """
-    dims = list(dims)
+    needs_grad = _needs_grad("permute", input)
+    dims = [operator.index(d) for d in dims]
     if out is not None:
         _ops.permute_out.default(input, dims, out)
         return out
-    if _needs_grad(input):
+    if needs_grad:
         return PermuteFunction.apply(input, dims)
     return _ops.permute.default(input, dims)
 

@@ -1,0 +1,64 @@
+# Fresh-machine entry points: `make test` and `make bench` do all set-up themselves.
+#
+# Python: the current python3 when it already has torch (the GPU machine), otherwise a pinned
+# .venv (requirements-dev.txt). The extension builds in place with CUDA when nvcc is found.
+
+SHELL := /bin/bash
+SYSTEM_PYTHON := $(shell command -v python3)
+HAVE_TORCH := $(shell $(SYSTEM_PYTHON) -c "import torch" >/dev/null 2>&1 && echo yes)
+ifeq ($(HAVE_TORCH),yes)
+  PYTHON := $(SYSTEM_PYTHON)
+  VENV_STAMP :=
+else
+  PYTHON := $(CURDIR)/.venv/bin/python
+  VENV_STAMP := .venv/.installed
+endif
+export TORCH_CUDA_ARCH_LIST ?= 9.0
+export PYTHONPATH := $(CURDIR)$(if $(PYTHONPATH),:$(PYTHONPATH))
+JOBS ?= $(shell nproc)
+CMAKE_BUILD := build/cmake
+PYTEST_ARGS ?=
+
+.PHONY: setup build test test-python test-cpp bench gpu-check sanitize clean
+
+setup: build
+
+.venv/.installed: requirements-dev.txt
+	$(SYSTEM_PYTHON) -m venv .venv
+	.venv/bin/pip install -q --upgrade pip
+	.venv/bin/pip install -q -r requirements-dev.txt
+	touch $@
+
+# Builds torch_transpose/_C*.so in place (ninja rebuilds only what changed).
+build: $(VENV_STAMP)
+	MAX_JOBS=$(JOBS) $(PYTHON) setup.py -q build_ext --inplace
+
+test: build test-python test-cpp
+
+test-python: build
+	$(PYTHON) -m pytest tests -q -ra $(PYTEST_ARGS)
+
+# C++ side: the LibTorch build of the same sources, gtest suites, fixtures saved from Python,
+# and an install + find_package test of examples/cpp.
+test-cpp: build
+	$(PYTHON) tests/cpp/make_fixtures.py $(CMAKE_BUILD)/fixtures
+	cmake -S . -B $(CMAKE_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release \
+	  -DCMAKE_PREFIX_PATH="$$($(PYTHON) -c 'import torch; print(torch.utils.cmake_prefix_path)')" \
+	  -DPython3_EXECUTABLE=$(PYTHON) -DTORCH_TRANSPOSE_FIXTURES=$(CURDIR)/$(CMAKE_BUILD)/fixtures
+	cmake --build $(CMAKE_BUILD) -j $(JOBS)
+	cd $(CMAKE_BUILD) && ctest --output-on-failure
+
+bench: build
+	$(PYTHON) -m bench $(BENCH_ARGS)
+
+# Everything the GPU machine must prove, in one call: build, full test suite (CUDA included),
+# compute-sanitizer on a CUDA subset, and the benchmark. Logs go to $$OUT when set.
+gpu-check:
+	bash scripts/gpu_check.sh
+
+# AddressSanitizer + UndefinedBehaviorSanitizer over the C++ tests and the CPU op path.
+sanitize: $(VENV_STAMP)
+	bash scripts/sanitize.sh
+
+clean:
+	rm -rf build torch_transpose/_C*.so *.egg-info

@@ -1,0 +1,1 @@
+"""Benchmark harness: torch_transpose against copy, eager, torch.compile, Triton and cuBLAS."""

@@ -1,0 +1,111 @@
+"""The benchmark suite: each case builds its input view and says which layout op it asks for.
+
+A case's op is ("transpose", d0, d1) or ("permute", dims); every implementation materialises
+the same values (x.transpose(d0, d1).contiguous() or x.permute(dims).contiguous()).
+`touched_fraction` is used / touched bytes for strided inputs (see bench/README.md).
+"""
+from dataclasses import dataclass, field
+from typing import Callable, Tuple
+
+import torch
+
+DTYPES = {
+    "fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16, "int8": torch.int8,
+    "fp8": torch.float8_e4m3fn, "fp64": torch.float64, "complex64": torch.complex64,
+}
+
+
+@dataclass
+class Case:
+    name: str
+    group: str
+    dtype: str
+    shape: Tuple[int, ...]              # the input's logical shape
+    op: tuple                           # ("transpose", d0, d1) or ("permute", dims)
+    make_view: Callable = None          # base tensor -> input view (strided cases)
+    base_shape: Tuple[int, ...] = None  # shape of the allocation the view is taken from
+    touched_fraction: float = 1.0
+    quick: bool = False
+    tags: tuple = field(default_factory=tuple)
+
+    def make_input(self, device):
+        dtype = DTYPES[self.dtype]
+        shape = self.base_shape or self.shape
+        if dtype.is_floating_point and dtype.itemsize >= 2 or dtype.is_complex:
+            base = torch.randn(shape, device=device, dtype=dtype)
+        else:  # int8 and fp8: random bytes
+            base = torch.randint(-100, 100, shape, device=device, dtype=torch.int8).view(dtype)
+        x = self.make_view(base) if self.make_view else base
+        assert tuple(x.shape) == tuple(self.shape), (self.name, x.shape, self.shape)
+        return x
+
+
+def _t(name, group, dtype, shape, quick=False):
+    return Case(name, group, dtype, shape, ("transpose", -2, -1), quick=quick)
+
+
+def _p(name, group, dtype, shape, dims, quick=False):
+    return Case(name, group, dtype, shape, ("permute", tuple(dims)), quick=quick)
+
+
+def transpose_suite():
+    cases = []
+    for dtype in ["fp32", "fp16", "bf16", "int8", "fp8", "fp64", "complex64"]:
+        for n in (8192, 16384):
+            cases.append(_t(f"{dtype} {n}x{n}", "square", dtype, (n, n),
+                            quick=(n == 8192 and dtype in ("fp32", "bf16", "int8"))))
+    for shape in [(8191, 8193), (12345, 6789), (4097, 4095)]:
+        cases.append(_t(f"fp32 {shape[0]}x{shape[1]}", "odd", "fp32", shape, quick=shape == (8191, 8193)))
+    for shape in [(4194304, 16), (16, 4194304), (4194304, 3), (3, 4194304), (1000000, 7)]:
+        cases.append(_t(f"fp32 {shape[0]}x{shape[1]}", "narrow", "fp32", shape, quick=shape in ((4194304, 16), (3, 4194304))))
+    for shape in [(256, 512, 512), (4096, 64, 64), (65536, 8, 8), (64, 1024, 3)]:
+        cases.append(_t(f"fp32 batched {'x'.join(map(str, shape))}", "batched", "fp32", shape, quick=shape == (256, 512, 512)))
+    cases.append(Case("fp32 8192x16384[:, ::2]", "strided", "fp32", (8192, 8192), ("transpose", -2, -1),
+                      make_view=lambda b: b[:, ::2], base_shape=(8192, 16384), touched_fraction=2 / 3, quick=True))
+    cases.append(Case("fp32 8193x8193[1:, 1:]", "strided", "fp32", (8192, 8192), ("transpose", -2, -1),
+                      make_view=lambda b: b[1:, 1:], base_shape=(8193, 8193)))
+    cases.append(Case("fp32 (8192x8192).t() (a copy)", "strided", "fp32", (8192, 8192), ("transpose", -2, -1),
+                      make_view=lambda b: b.t(), base_shape=(8192, 8192)))
+    return cases
+
+
+def permute_suite():
+    cases = []
+    for dtype in ("fp32", "bf16"):
+        cases.append(_p(f"{dtype} NCHW->NHWC 64x128x56x56", "permute", dtype, (64, 128, 56, 56), (0, 2, 3, 1), quick=dtype == "fp32"))
+        cases.append(_p(f"{dtype} NHWC->NCHW 64x56x56x128", "permute", dtype, (64, 56, 56, 128), (0, 3, 1, 2)))
+        cases.append(_p(f"{dtype} NCHW->NHWC 32x3x224x224", "permute", dtype, (32, 3, 224, 224), (0, 2, 3, 1), quick=dtype == "fp32"))
+        cases.append(_p(f"{dtype} NHWC->NCHW 32x224x224x3", "permute", dtype, (32, 224, 224, 3), (0, 3, 1, 2)))
+    for dtype in ("bf16", "fp16"):
+        cases.append(_p(f"{dtype} BSHD->BHSD 32x2048x16x128", "permute", dtype, (32, 2048, 16, 128), (0, 2, 1, 3), quick=dtype == "bf16"))
+    cases.append(_p("fp32 5-D 20x30x40x50x60 (4,2,0,3,1)", "permute", "fp32", (20, 30, 40, 50, 60), (4, 2, 0, 3, 1)))
+    cases.append(_p("fp32 4-D reversal 64x64x64x256", "permute", "fp32", (64, 64, 64, 256), (3, 2, 1, 0)))
+    for dims in [(0, 2, 1), (2, 1, 0), (1, 0, 2)]:
+        cases.append(_p(f"fp32 1024x1024x64 {dims}", "permute", "fp32", (1024, 1024, 64), dims, quick=dims == (2, 1, 0)))
+    return cases
+
+
+SMALL_CASES = [
+    _t("fp32 64x64", "small", "fp32", (64, 64)),
+    _t("fp32 256x256", "small", "fp32", (256, 256)),
+    _t("fp32 batched 8x64x64", "small", "fp32", (8, 64, 64)),
+]
+
+CPU_CASES = [
+    _t("fp32 4096x4096", "square", "fp32", (4096, 4096), quick=True),
+    _t("bf16 4096x4096", "square", "bf16", (4096, 4096)),
+    _t("int8 4096x4096", "square", "int8", (4096, 4096)),
+    _t("fp32 8192x8192", "square", "fp32", (8192, 8192)),
+    _t("bf16 8192x8192", "square", "bf16", (8192, 8192)),
+    _t("int8 8192x8192", "square", "int8", (8192, 8192)),
+    _t("fp32 batched 256x256x256", "batched", "fp32", (256, 256, 256), quick=True),
+    _t("fp32 1048576x16", "narrow", "fp32", (1048576, 16), quick=True),
+    _t("fp32 16x1048576", "narrow", "fp32", (16, 1048576)),
+    _p("fp32 NCHW->NHWC 16x64x56x56", "permute", "fp32", (16, 64, 56, 56), (0, 2, 3, 1)),
+]
+
+
+def suite(device):
+    if device == "cpu":
+        return CPU_CASES
+    return transpose_suite() + permute_suite() + SMALL_CASES

@@ -1,0 +1,137 @@
+"""python -m bench: run the suite on CUDA if present (else CPU) and write bench/results/<name>.*
+
+Every case is timed for each implementation in the same run, so ratios compare like with like.
+See bench/README.md for the method and the ceilings.
+"""
+import argparse
+import datetime
+import platform
+import sys
+from pathlib import Path
+
+import torch
+
+from . import cases as case_defs
+from . import impls as impl_defs
+from . import report, timing
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
+    p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu", choices=["cpu", "cuda"])
+    p.add_argument("--quick", action="store_true", help="a few representative cases, shorter timing")
+    p.add_argument("--cases", default="", help="comma-separated substrings: run cases whose name contains one")
+    p.add_argument("--dtypes", default="", help="comma-separated dtype names (fp32, bf16, int8, ...)")
+    p.add_argument("--impls", default=",".join(impl_defs.IMPLS), help="comma-separated implementations")
+    p.add_argument("--min-run-time", type=float, default=None, help="seconds of timing per measurement")
+    p.add_argument("--out-dir", default=str(Path(__file__).parent / "results"))
+    p.add_argument("--name", default=None, help="file stem for results (default: h200 / cpu / GPU name)")
+    p.add_argument("--threads", type=int, default=None, help="CPU threads (default: torch's)")
+    return p.parse_args(argv)
+
+
+def device_name(device):
+    if device == "cuda":
+        return torch.cuda.get_device_name()
+    return f"{platform.processor() or platform.machine()} CPU, {torch.get_num_threads()} threads"
+
+
+def default_stem(device):
+    if device == "cpu":
+        return "cpu"
+    name = torch.cuda.get_device_name().lower()
+    return "h200" if "h200" in name else "".join(ch if ch.isalnum() else "_" for ch in name)
+
+
+def select_cases(args):
+    chosen = case_defs.suite(args.device)
+    if args.quick:
+        chosen = [c for c in chosen if c.quick]
+    if args.cases:
+        wanted = [w.strip() for w in args.cases.split(",") if w.strip()]
+        chosen = [c for c in chosen if any(w in c.name for w in wanted)]
+    if args.dtypes:
+        dtypes = set(args.dtypes.split(","))
+        chosen = [c for c in chosen if c.dtype in dtypes]
+    return chosen
+
+
+def progress(i, n, label):
+    width = 30
+    done = int(width * i / max(n, 1))
+    sys.stderr.write(f"\r[{'#' * done}{'.' * (width - done)}] {i}/{n} {label[:60]:<60}")
+    sys.stderr.flush()
+    if i == n:
+        sys.stderr.write("\n")
+
+
+def measure_case(case, args, min_run_time, impl_names):
+    x = case.make_input(args.device)
+    useful_bytes = 2 * x.numel() * x.element_size()
+    expected = impl_defs.eager(case, x)()
+    records = []
+    for impl in impl_names:
+        fn = impl_defs.IMPLS[impl](case, x)
+        if fn is None:
+            continue
+        if impl not in ("copy", "view_copy"):
+            got = fn()
+            got = torch.as_tensor(got, device=x.device) if not isinstance(got, torch.Tensor) else got
+            if not torch.equal(got.reshape(-1).view(torch.uint8), expected.reshape(-1).view(torch.uint8)):
+                raise AssertionError(f"{impl} gave a wrong result on {case.name}")
+        modes = [("call", timing.median_seconds)]
+        if case.group == "small" and args.device == "cuda" and impl in ("torch_transpose", "eager"):
+            modes.append(("graph", timing.median_seconds_graphed))
+        for mode, timer in modes:
+            seconds = timer(fn, min_run_time)
+            records.append({
+                "case": case.name if mode == "call" else f"{case.name} (CUDA graph)",
+                "group": case.group, "dtype": case.dtype, "shape": list(case.shape),
+                "bytes": useful_bytes, "impl": impl, "mode": mode,
+                "median_ms": seconds * 1e3, "gbps": useful_bytes / seconds / 1e9,
+            })
+        del fn
+    # Ratios against the copy of the same bytes, measured in this run; strided cases also get
+    # their ceiling: copy x used/touched bytes, or the plain view copy if that is faster.
+    copy = next((r["gbps"] for r in records if r["impl"] == "copy"), None)
+    view_copy = next((r["gbps"] for r in records if r["impl"] == "view_copy"), None)
+    for r in records:
+        r["ratio_to_copy"] = r["gbps"] / copy if copy else None
+        if copy:
+            r["ceiling_gbps"] = max(copy * case.touched_fraction, view_copy or 0)
+    return records
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    impl_names = [i for i in args.impls.split(",") if i in impl_defs.IMPLS]
+    if args.quick and args.impls == ",".join(impl_defs.IMPLS):
+        impl_names = ["torch_transpose", "copy", "view_copy", "eager"]
+    min_run_time = args.min_run_time or (0.1 if args.quick else 0.3)
+    chosen = select_cases(args)
+    records = []
+    for i, case in enumerate(chosen):
+        progress(i, len(chosen), case.name)
+        try:
+            records += measure_case(case, args, min_run_time, impl_names)
+        except torch.OutOfMemoryError as e:
+            print(f"\n{case.name}: out of memory ({e}); skipped", file=sys.stderr)
+        if args.device == "cuda":
+            torch.cuda.empty_cache()
+    progress(len(chosen), len(chosen), "done")
+    meta = {
+        "command": "python -m bench " + " ".join(argv if argv is not None else sys.argv[1:]),
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "device": device_name(args.device),
+        "torch": torch.__version__,
+        "cuda": torch.version.cuda,
+        "min_run_time_s": min_run_time,
+    }
+    table = report.write_all(records, meta, Path(args.out_dir), args.name or default_stem(args.device))
+    print(table)
+    big = [r for r in records if r["impl"] == "torch_transpose" and r["bytes"] >= 64e6 and r.get("ceiling_gbps")]
+    if big:
+        print(f"\ngeomean ours/ceiling over cases >= 64 MB: {report.geomean([r['gbps'] / r['ceiling_gbps'] for r in big]):.3f}"
+              f"; min: {min(r['gbps'] / r['ceiling_gbps'] for r in big):.3f}")

@@ -1,0 +1,31 @@
+import os
+
+import pytest
+import torch
+from hypothesis import HealthCheck, settings
+
+import torch_transpose  # noqa: F401  (registers the operators for every test module)
+
+# Hypothesis profiles: "ci" is bounded for the 2-core CI machine, "long" is the pre-release
+# fuzz run (at least 10,000 cases per op per device; see tests/test_fuzz.py).
+settings.register_profile("ci", max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("long", max_examples=10_000, deadline=None, suppress_health_check=list(HealthCheck))
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+def _devices():
+    params = [pytest.param("cpu", id="cpu")]
+    # CUDA cases always exist; without a GPU they are reported as skipped, never as passed.
+    params.append(pytest.param("cuda", id="cuda", marks=[
+        pytest.mark.cuda,
+        pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device"),
+    ]))
+    return params
+
+
+DEVICES = _devices()
+
+
+@pytest.fixture(params=DEVICES)
+def device(request):
+    return request.param

@@ -1,0 +1,54 @@
+"""Shared test tools: random bit patterns for every dtype, bit-exact comparison, guarded buffers."""
+import torch
+
+# Every dtype that a layout op must move (one per storage width and kind).
+ALL_DTYPES = [
+    torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,
+    torch.uint16, torch.uint32, torch.uint64,
+    torch.float16, torch.bfloat16, torch.float32, torch.float64,
+    torch.complex32, torch.complex64, torch.complex128,
+    torch.float8_e4m3fn, torch.float8_e5m2, torch.float8_e4m3fnuz, torch.float8_e5m2fnuz,
+]
+# One dtype per element width: what the kernels are templated on.
+WIDTH_DTYPES = [torch.uint8, torch.bfloat16, torch.float32, torch.float64, torch.complex128]
+
+POISON_BYTE = 0xA5
+
+
+def random_bits(shape, dtype, device="cpu", generator=None):
+    """A tensor of random bit patterns (NaN payloads, -0.0, subnormals included)."""
+    if dtype == torch.bool:
+        return torch.randint(0, 2, shape, generator=generator).bool().to(device)
+    raw = torch.randint(0, 256, (*shape, dtype.itemsize), dtype=torch.uint8, generator=generator)
+    return raw.view(dtype).reshape(shape).to(device)
+
+
+def bits(t):
+    """A uint8 view of t's values in logical order, for bit-exact comparison."""
+    # empty + copy_ rather than .contiguous(): a size-1 dim may keep an arbitrary stride.
+    dense = torch.empty(t.shape, dtype=t.dtype, device=t.device).copy_(t)
+    return dense.reshape(-1).view(torch.uint8).cpu()
+
+
+def assert_bits_equal(actual, expected):
+    assert actual.shape == expected.shape, f"shape {tuple(actual.shape)} != {tuple(expected.shape)}"
+    assert actual.dtype == expected.dtype, f"dtype {actual.dtype} != {expected.dtype}"
+    assert torch.equal(bits(actual), bits(expected)), "values differ bit for bit"
+
+
+def poisoned(shape, dtype, device):
+    """A buffer filled with a recognisable byte pattern that no result is likely to equal."""
+    n = 1
+    for s in shape:
+        n *= s
+    raw = torch.full((n * dtype.itemsize,), POISON_BYTE, dtype=torch.uint8, device=device)
+    return raw.view(dtype).reshape(shape)
+
+
+def assert_only_view_written(buffer, view, expected_view_values, before):
+    """`view` (a view of `buffer`) holds `expected_view_values`; every other byte is as `before`."""
+    assert buffer.is_contiguous() and buffer.storage_offset() == 0, "guard buffers are fresh allocations"
+    expected = before.clone()
+    # Write the expectation through the same view geometry into the copy of the original buffer.
+    expected.as_strided(view.shape, view.stride(), view.storage_offset()).copy_(expected_view_values)
+    assert torch.equal(bits(buffer), bits(expected)), "bytes outside out's view changed, or out is wrong"

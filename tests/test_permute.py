@@ -1,0 +1,132 @@
+"""torch_transpose.permute and to_memory_format against native PyTorch, bit for bit."""
+import itertools
+import random
+
+import pytest
+import torch
+
+import torch_transpose as tt
+from helpers import assert_bits_equal, assert_only_view_written, poisoned, random_bits
+
+
+def reference(x, dims):
+    return x.permute(dims).contiguous()
+
+
+@pytest.mark.parametrize("shape", [(3, 5, 7), (1, 33, 65), (17, 1, 9)])
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.bfloat16, torch.float32, torch.complex128], ids=str)
+def test_every_permutation_of_rank_3(device, shape, dtype):
+    x = random_bits(shape, dtype, device)
+    for dims in itertools.permutations(range(3)):
+        assert_bits_equal(tt.permute(x, dims), reference(x, dims))
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 5, 7), (4, 1, 33, 3), (3, 65, 2, 17)])
+@pytest.mark.parametrize("dtype", [torch.int8, torch.float16, torch.float32, torch.float64], ids=str)
+def test_every_permutation_of_rank_4(device, shape, dtype):
+    x = random_bits(shape, dtype, device)
+    for dims in itertools.permutations(range(4)):
+        assert_bits_equal(tt.permute(x, dims), reference(x, dims))
+
+
+@pytest.mark.parametrize("rank", [5, 6, 7, 8])
+def test_random_permutations_of_higher_rank(device, rank):
+    rng = random.Random(rank)
+    for trial in range(12):
+        shape = [rng.choice([1, 2, 3, 4, 5]) for _ in range(rank)]
+        dtype = rng.choice([torch.uint8, torch.int16, torch.float32, torch.complex64])
+        x = random_bits(shape, dtype, device)
+        if trial % 3 == 1:  # a strided input: step through the first non-trivial dim
+            x = random_bits([s * 2 for s in shape], dtype, device)[tuple(slice(0, None, 2) for _ in shape)]
+        dims = list(range(rank))
+        rng.shuffle(dims)
+        negative = [d - rank if rng.random() < 0.3 else d for d in dims]
+        assert_bits_equal(tt.permute(x, negative), reference(x, dims))
+
+
+def test_strided_and_expanded_inputs(device):
+    base = random_bits((6, 10, 14), torch.float32, device)
+    views = [base[:, ::2, 1:], base.transpose(0, 2), base[:1].expand(4, 10, 14), base[:, :1, :].expand(6, 5, 14),
+             base[2:, 3:, 5:]]
+    for x in views:
+        for dims in itertools.permutations(range(3)):
+            assert_bits_equal(tt.permute(x, dims), reference(x, dims))
+
+
+def test_attention_and_channels_last_layouts(device):
+    bshd = random_bits((2, 33, 4, 40), torch.bfloat16, device)
+    assert_bits_equal(tt.permute(bshd, (0, 2, 1, 3)), reference(bshd, (0, 2, 1, 3)))
+    nchw = random_bits((2, 3, 17, 19), torch.float32, device)
+    assert_bits_equal(tt.permute(nchw, (0, 2, 3, 1)), reference(nchw, (0, 2, 3, 1)))
+    nhwc = random_bits((2, 17, 19, 3), torch.float32, device)
+    assert_bits_equal(tt.permute(nhwc, (0, 3, 1, 2)), reference(nhwc, (0, 3, 1, 2)))
+
+
+@pytest.mark.parametrize("memory_format,shape", [
+    (torch.channels_last, (2, 3, 9, 11)),
+    (torch.channels_last, (4, 64, 5, 1)),
+    (torch.channels_last_3d, (2, 5, 3, 4, 6)),
+    (torch.contiguous_format, (2, 3, 9, 11)),
+])
+def test_to_memory_format(device, memory_format, shape):
+    for x in (random_bits(shape, torch.float16, device),
+              random_bits(shape, torch.float16, device).contiguous(memory_format=memory_format)):
+        y = tt.to_memory_format(x, memory_format)
+        expected = x.contiguous(memory_format=memory_format)
+        assert y.is_contiguous(memory_format=memory_format) and y.stride() == expected.stride()
+        assert y.data_ptr() != x.data_ptr()
+        assert_bits_equal(y, expected)
+
+
+def test_to_memory_format_of_wrong_rank_raises():
+    with pytest.raises(RuntimeError, match="rank 4"):
+        tt.to_memory_format(torch.randn(2, 3, 4), torch.channels_last)
+
+
+def test_identity_permute_into_channels_last_out(device):
+    x = random_bits((3, 8, 5, 7), torch.float32, device)
+    out = torch.empty_like(x, memory_format=torch.channels_last)
+    assert tt.permute(x, (0, 1, 2, 3), out=out) is out
+    assert_bits_equal(out, x)
+    assert out.stride() == x.contiguous(memory_format=torch.channels_last).stride()
+
+
+def test_permute_out_into_stepped_view_of_guarded_buffer(device):
+    x = random_bits((3, 4, 5), torch.int32, device)
+    buf = poisoned((12, 11, 8), torch.int32, device)
+    view = buf[1::2, 2:9:2, 1:4][:5, :4, :3]
+    before = buf.clone()
+    tt.permute(x, (2, 1, 0), out=view)
+    assert_only_view_written(buf, view, reference(x, (2, 1, 0)), before)
+
+
+def test_permute_errors(device):
+    x = torch.randn(2, 3, 4, device=device)
+    with pytest.raises(RuntimeError, match="len\\(dims\\) = 2"):
+        tt.permute(x, (0, 1))
+    with pytest.raises(RuntimeError, match="must not repeat"):
+        tt.permute(x, (0, 1, 1))
+    with pytest.raises(IndexError):
+        tt.permute(x, (0, 1, 3))
+    with pytest.raises(IndexError):
+        tt.permute(x, (0, 1, -4))
+    with pytest.raises(RuntimeError, match="out to have shape"):
+        tt.permute(x, (2, 1, 0), out=torch.empty(2, 3, 4, device=device))
+    with pytest.raises(RuntimeError, match="out to have dtype"):
+        tt.permute(x, (2, 1, 0), out=torch.empty(4, 3, 2, dtype=torch.int32, device=device))
+
+
+def test_rank_limit_after_merging_is_reported():
+    # 17 dims of size 2 that no merge can join (a full reversal keeps them all apart).
+    x = torch.randn([2] * 17)
+    with pytest.raises(RuntimeError, match="at most 16 dims"):
+        tt.permute(x, list(reversed(range(17))))
+    # The same rank merges down when the permutation keeps neighbours together.
+    assert_bits_equal(tt.permute(x, list(range(17))), x)
+
+
+def test_zero_and_one_sized_dims(device):
+    for shape in [(0, 3, 4), (2, 0, 1), (1, 1, 1), (5, 1, 7)]:
+        x = random_bits(shape, torch.float32, device)
+        for dims in itertools.permutations(range(3)):
+            assert_bits_equal(tt.permute(x, dims), reference(x, dims))

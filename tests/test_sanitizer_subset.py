@@ -1,0 +1,44 @@
+"""A small CUDA subset that reaches every kernel path, for compute-sanitizer runs (scripts/gpu_check.sh).
+
+Paths: tiled transpose (vectorised interior, scalar interior, masked edges) for each element
+width; row copy (vectorised, strided, short rows); batched; strided out views. Sizes stay
+small because every access is instrumented.
+"""
+import pytest
+import torch
+
+import torch_transpose as tt
+from helpers import WIDTH_DTYPES, assert_bits_equal, assert_only_view_written, poisoned, random_bits
+
+pytestmark = [pytest.mark.cuda, pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")]
+
+
+@pytest.mark.parametrize("dtype", WIDTH_DTYPES, ids=str)
+def test_kernel_paths(dtype):
+    cases = [
+        (random_bits((256, 384), dtype, "cuda"), (0, 1)),         # vectorised interior tiles
+        (random_bits((131, 67), dtype, "cuda"), (0, 1)),          # scalar + masked edges
+        (random_bits((3, 130, 257), dtype, "cuda"), (1, 2)),      # batched
+        (random_bits((300, 5000), dtype, "cuda")[:, 1::2], (0, 1)),  # strided input
+        (random_bits((40, 3000), dtype, "cuda"), (0, 0)),         # vectorised row copy
+        (random_bits((40, 3000), dtype, "cuda")[:, ::3], (1, 1)),  # strided row copy
+        (random_bits((500, 3, 7), dtype, "cuda"), (0, 0)),         # contiguous: merges to one row
+        (random_bits((500, 3, 7), dtype, "cuda").transpose(0, 1), (2, 2)),  # short rows
+    ]
+    for x, (d0, d1) in cases:
+        assert_bits_equal(tt.transpose(x, d0, d1), x.transpose(d0, d1).contiguous())
+
+
+def test_out_views():
+    x = random_bits((70, 130), torch.float32, "cuda")
+    buf = poisoned((300, 90), torch.float32, "cuda")
+    view = buf[5::2, 3:73]
+    before = buf.clone()
+    tt.transpose(x, out=view)
+    assert_only_view_written(buf, view, x.t(), before)
+
+
+def test_permute_and_layouts():
+    x = random_bits((2, 3, 33, 65), torch.bfloat16, "cuda")
+    assert_bits_equal(tt.permute(x, (0, 2, 3, 1)), x.permute(0, 2, 3, 1).contiguous())
+    assert_bits_equal(tt.to_memory_format(x, torch.channels_last), x.contiguous(memory_format=torch.channels_last))

@@ -1,0 +1,250 @@
+"""torch_transpose.transpose against x.transpose(d0, d1).contiguous(), bit for bit."""
+import itertools
+
+import pytest
+import torch
+
+import torch_transpose as tt
+from helpers import ALL_DTYPES, WIDTH_DTYPES, assert_bits_equal, assert_only_view_written, poisoned, random_bits
+
+TILE_EDGES = [1, 31, 32, 33, 63, 64, 65, 127, 128, 129]
+
+
+def reference(x, d0=-2, d1=-1):
+    return x.transpose(d0, d1).contiguous()
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_every_dtype_moves_bits_exactly(device, dtype):
+    x = random_bits((67, 45), dtype, device)
+    assert_bits_equal(tt.transpose(x), reference(x))
+    assert_bits_equal(torch.ops.torch_transpose.transpose(x, 0, 1), reference(x, 0, 1))
+
+
+def test_nan_payloads_and_negative_zero_survive(device):
+    special = torch.tensor([0x7FC00001, 0x7F800001, 0xFFC12345, 0x80000000, 0x00000001, 0x7F800000],
+                           dtype=torch.int64).to(torch.int32).view(torch.float32)
+    x = special.repeat(7 * 11)[: 7 * 11].reshape(7, 11).to(device)
+    assert_bits_equal(tt.transpose(x), reference(x))
+
+
+@pytest.mark.parametrize("dtype", WIDTH_DTYPES, ids=str)
+@pytest.mark.parametrize("m", TILE_EDGES)
+def test_shapes_at_tile_boundaries(device, dtype, m):
+    for n in TILE_EDGES:
+        x = random_bits((m, n), dtype, device)
+        assert_bits_equal(tt.transpose(x), reference(x))
+
+
+@pytest.mark.parametrize("shape", [(1000, 7), (7, 1000), (4099, 3), (3, 4099), (2, 3000), (513, 257)])
+@pytest.mark.parametrize("dtype", WIDTH_DTYPES, ids=str)
+def test_tall_wide_and_non_square(device, shape, dtype):
+    x = random_bits(shape, dtype, device)
+    assert_bits_equal(tt.transpose(x), reference(x))
+
+
+@pytest.mark.parametrize("shape", [(3, 40, 70), (2, 3, 33, 65), (5, 1, 64, 1), (2, 2, 2, 2, 9)])
+def test_batched_every_dim_pair(device, shape):
+    x = random_bits(shape, torch.float32, device)
+    for d0, d1 in itertools.product(range(-len(shape), len(shape)), repeat=2):
+        assert_bits_equal(tt.transpose(x, d0, d1), reference(x, d0, d1))
+
+
+def strided_views(device, dtype):
+    base = random_bits((70, 90), dtype, device)
+    big = random_bits((4, 70, 90), dtype, device)
+    return {
+        "storage_offset": base[5:, 7:],
+        "step_columns": base[:, ::2],
+        "step_both": base[1::3, 2::5],
+        "misaligned_by_one": base[1:, 1:],
+        "transposed_view": base.t(),
+        "transposed_slice": base.t()[3:50, 1:60],
+        "expanded_rows": base[:1].expand(40, 90),
+        "expanded_cols": base[:, :1].expand(70, 50),
+        "expanded_batch": base[None].expand(3, 70, 90),
+        "batched_middle_slice": big[:, 3:60, :],
+        "batched_transposed": big.transpose(0, 2),
+        "size_zero": base[:0],
+        "size_zero_cols": base[:, 5:5],
+        "size_one_rows": base[:1],
+        "size_one_both": base[:1, :1],
+    }
+
+
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.float16, torch.float32, torch.complex128], ids=str)
+def test_strided_inputs(device, dtype):
+    for name, x in strided_views(device, dtype).items():
+        for d0, d1 in [(-2, -1), (0, -1), (-1, 0)]:
+            assert_bits_equal(tt.transpose(x, d0, d1), reference(x, d0, d1)), name
+
+
+def test_same_dim_is_a_contiguous_copy(device):
+    x = random_bits((30, 50), torch.float32, device)[:, ::3]
+    for d in (0, 1, -1):
+        y = tt.transpose(x, d, d)
+        assert y.is_contiguous() and y.data_ptr() != x.data_ptr()
+        assert_bits_equal(y, x.contiguous())
+
+
+def test_output_is_new_even_when_already_contiguous(device):
+    x = random_bits((1, 40), torch.float32, device)  # transposing a size-1 dim is a no-op layout
+    y = tt.transpose(x)
+    assert y.data_ptr() != x.data_ptr()
+    assert_bits_equal(y, reference(x))
+
+
+def test_low_rank_inputs_match_pytorch(device):
+    for x in (torch.tensor(3.5, device=device), torch.arange(5.0, device=device)):
+        with pytest.raises(IndexError) as ours:
+            tt.transpose(x)
+        with pytest.raises(IndexError) as theirs:
+            x.transpose(-2, -1)
+        assert str(ours.value) == str(theirs.value)
+        assert_bits_equal(tt.transpose(x, 0, -1), x.transpose(0, -1).contiguous())
+
+
+def test_dims_out_of_range_raise_index_error(device):
+    x = random_bits((3, 4, 5), torch.float32, device)
+    for dims in [(3, 0), (0, -4), (7, 7)]:
+        with pytest.raises(IndexError):
+            tt.transpose(x, *dims)
+
+
+# ---- out= --------------------------------------------------------------------------------------
+
+def out_views(device, dtype, rows, cols):
+    """Views of fresh guard buffers that hold a (rows, cols) result, each with a name."""
+    views = {}
+    buf = poisoned((rows + 4, cols + 7), dtype, device)
+    views["slice"] = (buf, buf[2:2 + rows, 3:3 + cols])
+    buf = poisoned((2 * rows + 1, 3 * cols + 2), dtype, device)
+    views["stepped"] = (buf, buf[1::2, 2::3][:rows, :cols])
+    buf = poisoned((cols + 3, rows + 5), dtype, device)
+    views["transposed"] = (buf, buf.t()[1:1 + rows, 2:2 + cols])
+    buf = poisoned((rows, cols), dtype, device)
+    views["whole"] = (buf, buf)
+    return views
+
+
+@pytest.mark.parametrize("dtype", WIDTH_DTYPES, ids=str)
+@pytest.mark.parametrize("shape", [(45, 67), (130, 3), (64, 64), (1, 9)])
+def test_out_into_views_touches_only_the_view(device, dtype, shape):
+    x = random_bits(shape, dtype, device)
+    expected = reference(x)
+    for name, (buf, view) in out_views(device, dtype, shape[1], shape[0]).items():
+        before = buf.clone()
+        returned = tt.transpose(x, out=view)
+        assert returned is view, name
+        assert_only_view_written(buf, view, expected, before)
+
+
+def test_out_batched_and_op_returns_nothing(device):
+    x = random_bits((3, 20, 30), torch.int16, device)
+    buf = poisoned((3, 40, 25), torch.int16, device)
+    view = buf[:, 5:35, 2:22]
+    before = buf.clone()
+    assert torch.ops.torch_transpose.transpose_out(x, 1, 2, view) is None
+    assert_only_view_written(buf, view, reference(x, 1, 2), before)
+
+
+def test_out_errors_name_the_argument(device):
+    x = random_bits((4, 6), torch.float32, device)
+    with pytest.raises(RuntimeError, match="out to have shape"):
+        tt.transpose(x, out=torch.empty(4, 6, device=device))
+    with pytest.raises(RuntimeError, match="out to have dtype"):
+        tt.transpose(x, out=torch.empty(6, 4, dtype=torch.float64, device=device))
+    with pytest.raises(RuntimeError, match="internal overlap"):
+        tt.transpose(x, out=torch.empty(1, 4, device=device).expand(6, 4))
+    with pytest.raises(RuntimeError, match="shares memory with self"):
+        tt.transpose(x, 0, 0, out=x)
+    square = random_bits((5, 5), torch.float32, device)
+    with pytest.raises(RuntimeError, match="shares memory with self"):
+        tt.transpose(square, out=square)
+    buf = torch.empty(40, device=device)
+    with pytest.raises(RuntimeError, match="shares memory with self"):
+        tt.transpose(buf[:24].view(4, 6), out=buf[10:34].view(6, 4))
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_out_on_another_device_is_refused():
+    x = torch.randn(4, 6, device="cuda")
+    with pytest.raises(RuntimeError, match="out on device"):
+        tt.transpose(x, out=torch.empty(6, 4))
+    with pytest.raises(RuntimeError, match="out on device"):
+        tt.transpose(x.cpu(), out=torch.empty(6, 4, device="cuda"))
+
+
+def test_out_with_grad_is_refused_like_pytorch(device):
+    x = torch.randn(4, 6, device=device, requires_grad=True)
+    with pytest.raises(RuntimeError, match="don't support automatic differentiation"):
+        tt.transpose(x, out=torch.empty(6, 4, device=device))
+    with torch.no_grad():
+        out = torch.empty(6, 4, device=device)
+        tt.transpose(x, out=out)
+    assert torch.equal(out, x.detach().t())
+
+
+def test_out_bumps_version_counter(device):
+    x = torch.randn(4, 6, device=device)
+    out = torch.empty(6, 4, device=device)
+    before = out._version
+    tt.transpose(x, out=out)
+    assert out._version > before
+
+
+def test_misaligned_elements_are_moved_exactly(device):
+    # A float32 view whose address is 2 bytes past alignment: the plan splits elements.
+    raw = random_bits((2 + 4 * 35 * 23,), torch.uint8, device)
+    x = raw[2:].view(torch.int16).view(-1)[: 2 * 35 * 23]
+    as_pairs = x.view(torch.int16).reshape(35, 23, 2)
+    y = tt.transpose(as_pairs, 0, 1)
+    assert_bits_equal(y, as_pairs.transpose(0, 1).contiguous())
+
+
+# ---- hostile inputs ----------------------------------------------------------------------------------
+
+def test_sparse_and_quantized_are_refused():
+    with pytest.raises(NotImplementedError):
+        tt.transpose(torch.eye(3).to_sparse())
+    with pytest.raises((NotImplementedError, RuntimeError)):
+        tt.transpose(torch.quantize_per_tensor(torch.randn(3, 4), 0.1, 0, torch.quint8))
+
+
+def test_meta_tensors_give_meta_results():
+    x = torch.empty(3, 5, 7, device="meta")
+    y = tt.transpose(x, 0, 2)
+    assert y.device.type == "meta" and y.shape == (7, 5, 3) and y.is_contiguous()
+
+
+def test_non_tensor_arguments_raise_type_error():
+    with pytest.raises(TypeError):
+        tt.transpose([[1, 2], [3, 4]])
+    with pytest.raises(TypeError):
+        tt.transpose(torch.randn(2, 3), "0", 1)
+
+
+# ---- CUDA specifics -------------------------------------------------------------------------------
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_runs_on_the_current_stream():
+    stream = torch.cuda.Stream()
+    x = torch.randn(2048, 1536, device="cuda")
+    torch.cuda.synchronize()
+    with torch.cuda.stream(stream):
+        # Work queued on `stream` before the op: if the op ran elsewhere it could read early.
+        x.mul_(2)
+        y = tt.transpose(x)
+    stream.synchronize()
+    assert torch.equal(y, x.t().contiguous())
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(torch.cuda.device_count() < 2, reason="needs two CUDA devices")
+def test_second_device():
+    x = random_bits((100, 77), torch.float32, "cuda:1")
+    y = tt.transpose(x)
+    assert y.device == x.device
+    assert_bits_equal(y, reference(x))
