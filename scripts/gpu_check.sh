@@ -1,48 +1,51 @@
 #!/usr/bin/env bash
-# One call on the GPU machine: build for sm_90, run every test (CUDA included), run a CUDA
-# subset under compute-sanitizer, then benchmark. Writes logs and results under $OUT if set.
-# Usage: scripts/gpu_check.sh [--no-bench] [--bench-args "..."]
+# One call on the GPU machine: build for sm_90, run every test file (CUDA included), run a CUDA
+# subset under compute-sanitizer, then benchmark. Everything is logged to $OUT/gpu-check.log
+# (the device tool returns at most 8 files), benchmark results go to $OUT/<name>.{json,csv,md,png}.
+# Environment: BENCH_ARGS (e.g. "--quick"), RUN_BENCH=0, SANITIZE=0, PYTEST_ARGS, TEST_FILES.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/gpu-check}
 mkdir -p "$OUT"
-RUN_BENCH=1
-BENCH_ARGS=${BENCH_ARGS:-}
-SANITIZE=${SANITIZE:-1}
-PYTEST_ARGS=${PYTEST_ARGS:-}
-while [[ $# -gt 0 ]]; do
-  case $1 in
-    --no-bench) RUN_BENCH=0 ;;
-    --bench-args) BENCH_ARGS=$2; shift ;;
-  esac
-  shift
-done
+LOG="$OUT/gpu-check.log"
+: > "$LOG"
 export TORCH_CUDA_ARCH_LIST=9.0 PYTHONUNBUFFERED=1
+say() { echo "$*" | tee -a "$LOG"; }
 status=0
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee "$OUT/gpu.txt"
-python3 -c "import torch; print('torch', torch.__version__, 'cuda', torch.version.cuda, torch.cuda.get_device_name())" | tee -a "$OUT/gpu.txt"
 
-echo "== build"
-time make build > "$OUT/build.log" 2>&1 || { tail -50 "$OUT/build.log"; exit 1; }
-cuobjdump --dump-resource-usage torch_transpose/_C*.so 2>/dev/null | grep -E "Function|REG" | head -80 > "$OUT/resource-usage.txt"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv 2>&1 | tee -a "$LOG"
+python3 -c "import torch; print('torch', torch.__version__, 'cuda', torch.version.cuda, torch.cuda.get_device_name())" 2>&1 | tee -a "$LOG"
 
-echo "== pytest (all tests, CUDA included)"
-python3 -m pytest tests -q -ra -p no:cacheprovider $PYTEST_ARGS 2>&1 | tee "$OUT/pytest.log" | tail -25
-[[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+say "== build"
+if ! make build >> "$LOG" 2>&1; then tail -40 "$LOG"; exit 1; fi
 
-if [[ $SANITIZE == 1 ]]; then
-  echo "== compute-sanitizer (memcheck, racecheck, initcheck) on a CUDA subset"
+say "== pytest, one process per test file (a crash in one cannot hide the others)"
+for file in ${TEST_FILES:-tests/test_*.py}; do
+  python3 -X faulthandler -m pytest "$file" -q -ra -p no:cacheprovider $PYTEST_ARGS > "$OUT/pytest.tmp" 2>&1
+  rc=$?
+  cat "$OUT/pytest.tmp" >> "$LOG"
+  say "$file: exit $rc: $(grep -E '^[0-9]+ (passed|failed)|^=+ .*(passed|failed|error).* =+$' "$OUT/pytest.tmp" | tail -1)"
+  if [[ $rc -ne 0 ]]; then
+    status=1
+    grep -E "^FAILED|^ERROR|Fatal Python|Segmentation|File \"/.*tests/" "$OUT/pytest.tmp" | head -20
+  fi
+done
+rm -f "$OUT/pytest.tmp"
+
+if [[ ${SANITIZE:-1} == 1 ]]; then
+  say "== compute-sanitizer on the CUDA subset (tests/test_sanitizer_subset.py as a script)"
   for tool in memcheck racecheck initcheck; do
-    compute-sanitizer --tool $tool --error-exitcode 9 python3 -m pytest tests/test_sanitizer_subset.py -q -p no:cacheprovider \
-      > "$OUT/sanitizer-$tool.log" 2>&1
+    compute-sanitizer --tool $tool --error-exitcode 9 python3 tests/test_sanitizer_subset.py > "$OUT/san.tmp" 2>&1
     rc=$?
-    echo "$tool: exit $rc; $(grep -E 'ERROR SUMMARY|passed|failed' "$OUT/sanitizer-$tool.log" | tr '\n' ' ')"
-    [[ $rc -eq 0 ]] || status=1
+    cat "$OUT/san.tmp" >> "$LOG"
+    say "$tool: exit $rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|all cases passed' "$OUT/san.tmp" | tr '\n' ' ')"
+    [[ $rc -eq 0 ]] || { status=1; grep -E "Error|Invalid|Fatal|Segmentation" "$OUT/san.tmp" | head -8; }
   done
+  rm -f "$OUT/san.tmp"
 fi
 
-if [[ $RUN_BENCH == 1 ]]; then
-  echo "== benchmark"
-  python3 -m bench --device cuda --out-dir "$OUT" $BENCH_ARGS 2>&1 | tee "$OUT/bench.log" | tail -70
+if [[ ${RUN_BENCH:-1} == 1 ]]; then
+  say "== benchmark"
+  python3 -m bench --device cuda --out-dir "$OUT" ${BENCH_ARGS:-} 2>>"$LOG" | tee -a "$LOG"
 fi
 exit $status

@@ -24,6 +24,11 @@ def test_kernel_paths(dtype):
         (random_bits((40, 3000), dtype, "cuda")[:, ::3], (1, 1)),  # strided row copy
         (random_bits((500, 3, 7), dtype, "cuda"), (0, 0)),         # contiguous: merges to one row
         (random_bits((500, 3, 7), dtype, "cuda").transpose(0, 1), (2, 2)),  # short rows
+        (random_bits((2, 33, 4, 40), dtype, "cuda"), (1, 2)),      # row-group copy, 40-element rows
+        (random_bits((4099, 3), dtype, "cuda"), (0, 1)),           # flat tile: narrow output rows
+        (random_bits((3, 4099), dtype, "cuda"), (0, 1)),           # flat tile: narrow input rows
+        (random_bits((301, 8, 5), dtype, "cuda"), (1, 2)),         # flat tile: batch groups, ragged
+        (random_bits((7, 40, 3), dtype, "cuda")[:, ::2], (1, 2)),  # flat tile over a strided view
     ]
     for x, (d0, d1) in cases:
         assert_bits_equal(tt.transpose(x, d0, d1), x.transpose(d0, d1).contiguous())
@@ -42,3 +47,11 @@ def test_permute_and_layouts():
     x = random_bits((2, 3, 33, 65), torch.bfloat16, "cuda")
     assert_bits_equal(tt.permute(x, (0, 2, 3, 1)), x.permute(0, 2, 3, 1).contiguous())
     assert_bits_equal(tt.to_memory_format(x, torch.channels_last), x.contiguous(memory_format=torch.channels_last))
+
+
+if __name__ == "__main__":  # plain script for compute-sanitizer (no pytest machinery)
+    for dtype in WIDTH_DTYPES:
+        test_kernel_paths(dtype)
+    test_out_views()
+    test_permute_and_layouts()
+    print("sanitizer subset: all cases passed")

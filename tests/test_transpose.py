@@ -50,6 +50,14 @@ def test_batched_every_dim_pair(device, shape):
         assert_bits_equal(tt.transpose(x, d0, d1), reference(x, d0, d1))
 
 
+@pytest.mark.parametrize("shape", [(500, 8, 8), (64, 1024, 3), (37, 5, 300), (3, 2, 31, 33), (1000, 2, 2)])
+@pytest.mark.parametrize("dtype", WIDTH_DTYPES, ids=str)
+def test_batched_narrow_matrices(device, shape, dtype):
+    x = random_bits(shape, dtype, device)
+    assert_bits_equal(tt.transpose(x), reference(x))
+    assert_bits_equal(tt.transpose(x, 0, -1), reference(x, 0, -1))
+
+
 def strided_views(device, dtype):
     base = random_bits((70, 90), dtype, device)
     big = random_bits((4, 70, 90), dtype, device)

@@ -1,0 +1,65 @@
+// Pieces shared by every CUDA kernel: element types by width, vectors, batch offsets.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "../plan/batch_indexer.h"
+#include "fast_divmod.cuh"
+
+namespace torch_transpose {
+
+constexpr int kThreads = 256;
+
+// A transpose moves bits, so kernels are instantiated per element width, not per dtype.
+template <int E> struct ElementOf;
+template <> struct ElementOf<1> { using type = uint8_t; };
+template <> struct ElementOf<2> { using type = uint16_t; };
+template <> struct ElementOf<4> { using type = uint32_t; };
+template <> struct ElementOf<8> { using type = uint2; };
+template <> struct ElementOf<16> { using type = uint4; };
+
+// V elements moved by one load or store instruction (at most 16 bytes).
+template <typename T, int V>
+struct alignas(sizeof(T) * V) Vec {
+  T v[V];
+};
+
+// Batch offsets on the device: 32-bit magic-number division when the batch count allows it
+// (64-bit division costs ~100 instructions, which short rows and small tiles cannot hide).
+struct DeviceBatchIndexer {
+  int rank = 0;
+  bool fits_32 = true;
+  FastDivmod div[kMaxPlanRank];
+  BatchIndexer plain;
+
+  static DeviceBatchIndexer from_plan(const LayoutPlan& plan) {
+    DeviceBatchIndexer d;
+    d.plain = BatchIndexer::from_plan(plan);
+    d.rank = d.plain.rank;
+    d.fits_32 = d.plain.count() < (int64_t{1} << 31);
+    for (int i = 0; i < d.rank && d.fits_32; ++i) d.div[i] = FastDivmod(static_cast<uint32_t>(d.plain.sizes[i]));
+    return d;
+  }
+
+  int64_t count() const { return plain.count(); }
+
+  __device__ __forceinline__ void offsets(int64_t linear, int64_t& in_offset, int64_t& out_offset) const {
+    if (!fits_32) return plain.offsets(linear, in_offset, out_offset);
+    uint32_t rest = static_cast<uint32_t>(linear);
+    in_offset = 0;
+    out_offset = 0;
+    for (int d = rank - 1; d >= 0; --d) {
+      uint32_t q, i;
+      div[d].divmod(rest, q, i);
+      rest = q;
+      in_offset += static_cast<int64_t>(i) * plain.in_strides[d];
+      out_offset += static_cast<int64_t>(i) * plain.out_strides[d];
+    }
+  }
+};
+
+inline int64_t ceil_div(int64_t x, int64_t y) { return (x + y - 1) / y; }
+
+}  // namespace torch_transpose

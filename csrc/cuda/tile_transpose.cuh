@@ -1,0 +1,97 @@
+// Square-tile transpose for plans whose two fast dims are both at least 32 elements long.
+//
+// Dim `a` is the input's fastest dim, `b` the output's. A block owns a TILE x TILE tile: it
+// loads it walking `a` (coalesced reads), parks it in shared memory, and stores it walking `b`
+// (coalesced writes); the transpose lives in the index math of the store.
+// * Interior tiles with V > 1 (aligned, unit-stride fast dims): 16-byte global accesses, one
+//   16-byte shared store per vector, and an XOR swizzle of 16-byte chunks (chunk c of tile row
+//   r sits at c ^ (r / V)) so that the column gathers of the store phase hit distinct banks.
+// * Interior tiles with V == 1 and all edge tiles: scalar, rows padded against bank conflicts;
+//   edge tiles use one bounds predicate, symmetric under the transpose, for load and store.
+#pragma once
+
+#include "cuda_common.cuh"
+
+namespace torch_transpose {
+
+// Tile side in elements: each tile row is at least one 128-byte line for every width.
+template <int E> struct TileShape { static constexpr int kTile = E == 1 ? 128 : (E <= 4 ? 64 : 32); };
+template <int E> struct TilePad { static constexpr int kPad = E >= 4 ? 1 : 4 / E; };
+
+struct TransposeArgs {
+  int64_t size_a, size_b;
+  int64_t in_sa, in_sb, out_sa, out_sb;
+  int64_t tiles_a, tiles_b, total_tiles;
+  DeviceBatchIndexer batch;
+};
+
+template <typename T, int V, typename Index>
+__global__ void __launch_bounds__(kThreads)
+tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const TransposeArgs args) {
+  constexpr int kTile = TileShape<sizeof(T)>::kTile;
+  constexpr int kPitch = kTile + TilePad<sizeof(T)>::kPad;  // scalar layout
+  constexpr int kTx = kTile / V;                             // threads (and chunks) per tile row
+  constexpr int kTy = kThreads / kTx;                        // tile rows per pass
+  static_assert(kTile % V == 0 && kThreads % kTx == 0 && (kTx & (kTx - 1)) == 0, "tile must split evenly");
+  __shared__ __align__(16) unsigned char smem[kTile * kPitch * sizeof(T)];
+  T* tile = reinterpret_cast<T*>(smem);
+  Vec<T, V>* chunks = reinterpret_cast<Vec<T, V>*>(smem);
+
+  const int tx = threadIdx.x % kTx, ty = threadIdx.x / kTx;
+  const Index in_sa = static_cast<Index>(args.in_sa), in_sb = static_cast<Index>(args.in_sb);
+  const Index out_sa = static_cast<Index>(args.out_sa), out_sb = static_cast<Index>(args.out_sb);
+
+  for (int64_t t = blockIdx.x; t < args.total_tiles; t += gridDim.x) {
+    const int64_t tb = t % args.tiles_b;
+    const int64_t rest = t / args.tiles_b;
+    const int64_t ta = rest % args.tiles_a;
+    int64_t in_off, out_off;
+    args.batch.offsets(rest / args.tiles_a, in_off, out_off);
+    const T* src = in + in_off;
+    T* dst = out + out_off;
+    const Index a0 = static_cast<Index>(ta * kTile), b0 = static_cast<Index>(tb * kTile);
+    const bool interior = static_cast<int64_t>(a0) + kTile <= args.size_a && static_cast<int64_t>(b0) + kTile <= args.size_b;
+
+    if (interior && V > 1) {
+      // The plan guarantees in_sa == out_sb == 1 and every other stride and both base
+      // addresses aligned to V elements.
+#pragma unroll
+      for (int r = ty; r < kTile; r += kTy) {
+        const Vec<T, V> v = *reinterpret_cast<const Vec<T, V>*>(src + (b0 + r) * in_sb + a0 + tx * V);
+        chunks[r * kTx + (tx ^ ((r / V) % kTx))] = v;
+      }
+      __syncthreads();
+#pragma unroll
+      for (int r = ty; r < kTile; r += kTy) {  // r walks a; gather V consecutive b from rows tx*V+k
+        Vec<T, V> v;
+#pragma unroll
+        for (int k = 0; k < V; ++k) v.v[k] = tile[(tx * V + k) * kTile + (((r / V) ^ tx) * V) + r % V];
+        *reinterpret_cast<Vec<T, V>*>(dst + (a0 + r) * out_sa + b0 + tx * V) = v;
+      }
+    } else if (interior) {
+      constexpr int kSx = kTile, kSy = kThreads / kSx > 0 ? kThreads / kSx : 1;
+      const int sx = threadIdx.x % kSx, sy = threadIdx.x / kSx;
+#pragma unroll
+      for (int r = sy; r < kTile; r += kSy) tile[r * kPitch + sx] = src[(b0 + r) * in_sb + (a0 + sx) * in_sa];
+      __syncthreads();
+#pragma unroll
+      for (int r = sy; r < kTile; r += kSy) dst[(a0 + r) * out_sa + (b0 + sx) * out_sb] = tile[sx * kPitch + r];
+    } else {
+      auto in_bounds = [&](int a_off, int b_off) {
+        return static_cast<int64_t>(a0) + a_off < args.size_a && static_cast<int64_t>(b0) + b_off < args.size_b;
+      };
+      for (int i = threadIdx.x; i < kTile * kTile; i += kThreads) {
+        const int r = i / kTile, c = i % kTile;  // r walks b, c walks a: coalesced reads
+        if (in_bounds(c, r)) tile[r * kPitch + c] = src[(b0 + r) * in_sb + (a0 + c) * in_sa];
+      }
+      __syncthreads();
+      for (int i = threadIdx.x; i < kTile * kTile; i += kThreads) {
+        const int r = i / kTile, c = i % kTile;  // r walks a, c walks b: coalesced writes
+        if (in_bounds(r, c)) dst[(a0 + r) * out_sa + (b0 + c) * out_sb] = tile[c * kPitch + r];
+      }
+    }
+    __syncthreads();  // the next tile reuses the shared buffer
+  }
+}
+
+}  // namespace torch_transpose
