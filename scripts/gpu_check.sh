@@ -21,7 +21,7 @@ if ! make build >> "$LOG" 2>&1; then tail -40 "$LOG"; exit 1; fi
 
 say "== pytest, one process per test file (a crash in one cannot hide the others)"
 for file in ${TEST_FILES:-tests/test_*.py}; do
-  python3 -X faulthandler -m pytest "$file" -q -ra -p no:cacheprovider $PYTEST_ARGS > "$OUT/pytest.tmp" 2>&1
+  python3 -X faulthandler -m pytest "$file" -q -ra -p no:cacheprovider ${PYTEST_ARGS:-} > "$OUT/pytest.tmp" 2>&1
   rc=$?
   cat "$OUT/pytest.tmp" >> "$LOG"
   say "$file: exit $rc: $(grep -E '^[0-9]+ (passed|failed)|^=+ .*(passed|failed|error).* =+$' "$OUT/pytest.tmp" | tail -1)"
