@@ -9,7 +9,7 @@ OUT=${OUT:-/tmp/gpu-check}
 mkdir -p "$OUT"
 LOG="$OUT/gpu-check.log"
 : > "$LOG"
-export TORCH_CUDA_ARCH_LIST=9.0 PYTHONUNBUFFERED=1
+export TORCH_CUDA_ARCH_LIST=9.0 PYTHONUNBUFFERED=1 PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
 say() { echo "$*" | tee -a "$LOG"; }
 status=0
 

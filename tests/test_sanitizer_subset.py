@@ -37,7 +37,7 @@ def test_kernel_paths(dtype):
 def test_out_views():
     x = random_bits((70, 130), torch.float32, "cuda")
     buf = poisoned((300, 90), torch.float32, "cuda")
-    view = buf[5::2, 3:73]
+    view = buf[5::2, 3:73][:130]
     before = buf.clone()
     tt.transpose(x, out=view)
     assert_only_view_written(buf, view, x.t(), before)
