@@ -16,8 +16,8 @@ _INT_OF_WIDTH = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
 
 if triton is not None:
     _CONFIGS = [triton.Config({"BLOCK_M": m, "BLOCK_N": n}, num_warps=w)
-                for m, n in [(32, 32), (64, 64), (128, 128), (32, 128), (128, 32), (64, 128), (128, 64)]
-                for w in (4, 8)]
+                for m, n, w in [(32, 32, 4), (64, 64, 4), (64, 64, 8), (128, 128, 8), (32, 128, 4), (128, 32, 4),
+                                (64, 128, 8), (128, 64, 8)]]
 
     @triton.autotune(configs=_CONFIGS, key=["M", "N", "B", "ELEM"])
     @triton.jit

@@ -12,6 +12,7 @@
 
 #include "include/torch_transpose/torch_transpose.h"
 #include "kernels.h"
+#include "message.h"
 #include "plan/layout_plan.h"
 
 #ifdef TORCH_TRANSPOSE_WITH_CUDA
@@ -32,13 +33,13 @@ using at::Tensor;
 // of range, RuntimeError for a wrong length or a repeated dim).
 std::vector<int64_t> checked_permutation(const char* op, const Tensor& self, IntArrayRef dims) {
   const int64_t rank = self.dim();
-  TORCH_CHECK(static_cast<int64_t>(dims.size()) == rank, op, ": dims must list every dim of self once: self.dim() = ",
-              rank, " but len(dims) = ", dims.size());
+  TORCH_CHECK(static_cast<int64_t>(dims.size()) == rank, message(op, ": dims must list every dim of self once: self.dim() = ",
+              rank, " but len(dims) = ", dims.size()));
   std::vector<int64_t> perm(dims.size());
   std::vector<bool> seen(dims.size(), false);
   for (size_t i = 0; i < dims.size(); ++i) {
     perm[i] = at::maybe_wrap_dim(dims[i], rank);
-    TORCH_CHECK(!seen[perm[i]], op, ": dims must not repeat a dim, but dim ", perm[i], " appears twice in ", dims);
+    TORCH_CHECK(!seen[perm[i]], message(op, ": dims must not repeat a dim, but dim ", perm[i], " appears twice in ", dims));
     seen[perm[i]] = true;
   }
   return perm;
@@ -62,9 +63,9 @@ std::vector<int64_t> permuted_sizes(const Tensor& self, const std::vector<int64_
 }
 
 void check_strided(const char* op, const char* name, const Tensor& t) {
-  TORCH_CHECK_NOT_IMPLEMENTED(t.layout() == at::kStrided && !t.is_quantized() && !t.is_nested(), op,
+  TORCH_CHECK_NOT_IMPLEMENTED(t.layout() == at::kStrided && !t.is_quantized() && !t.is_nested(), message(op,
                               ": ", name, " must be a dense strided tensor, got layout ", t.layout(),
-                              t.is_quantized() ? " (quantized)" : "");
+                              t.is_quantized() ? " (quantized)" : ""));
 }
 
 // Sufficient test for "no two elements share memory": with dims ordered by stride, each stride
@@ -94,22 +95,22 @@ std::pair<uintptr_t, uintptr_t> byte_extent(const Tensor& t) {
 
 void check_out(const char* op, const Tensor& self, const std::vector<int64_t>& expected_sizes, const Tensor& out) {
   check_strided(op, "out", out);
-  TORCH_CHECK(out.sizes() == IntArrayRef(expected_sizes), op, ": expected out to have shape ",
-              IntArrayRef(expected_sizes), " (the result's shape), but got ", out.sizes());
-  TORCH_CHECK(out.scalar_type() == self.scalar_type(), op, ": expected out to have dtype ", self.scalar_type(),
-              " (the dtype of self), but got ", out.scalar_type());
-  TORCH_CHECK(out.device() == self.device(), op, ": expected out on device ", self.device(),
-              " (the device of self), but got ", out.device());
+  TORCH_CHECK(out.sizes() == IntArrayRef(expected_sizes), message(op, ": expected out to have shape ",
+              IntArrayRef(expected_sizes), " (the result's shape), but got ", out.sizes()));
+  TORCH_CHECK(out.scalar_type() == self.scalar_type(), message(op, ": expected out to have dtype ", self.scalar_type(),
+              " (the dtype of self), but got ", out.scalar_type()));
+  TORCH_CHECK(out.device() == self.device(), message(op, ": expected out on device ", self.device(),
+              " (the device of self), but got ", out.device()));
   if (out.numel() == 0) return;
-  TORCH_CHECK(provably_non_overlapping(out), op,
+  TORCH_CHECK(provably_non_overlapping(out), message(op,
               ": out has internal overlap (a stride-0 or self-overlapping layout): several results would land on "
-              "one memory location. Pass an out whose elements occupy distinct memory.");
+              "one memory location. Pass an out whose elements occupy distinct memory."));
   if (self.numel() > 0 && self.storage().is_alias_of(out.storage())) {
     const auto [in_first, in_last] = byte_extent(self);
     const auto [out_first, out_last] = byte_extent(out);
-    TORCH_CHECK(in_last < out_first || out_last < in_first, op,
+    TORCH_CHECK(in_last < out_first || out_last < in_first, message(op,
                 ": out shares memory with self; writing it would change the input while it is read. "
-                "Pass an out that does not overlap self.");
+                "Pass an out that does not overlap self."));
   }
 }
 
@@ -128,7 +129,7 @@ LayoutPlan plan_for(const Tensor& self, const std::vector<int64_t>& perm, const 
   try {
     return plan_layout_copy(problem);
   } catch (const std::exception& e) {
-    TORCH_CHECK(false, e.what());
+    TORCH_CHECK(false, std::string(e.what()));
   }
 }
 
@@ -149,12 +150,13 @@ void run_into(const char* op, const Tensor& self, const std::vector<int64_t>& pe
     return;
   }
 #endif
-  TORCH_CHECK_NOT_IMPLEMENTED(false, op, ": no kernel for device ", self.device(),
-                              " (this build of torch_transpose has CPU",
 #ifdef TORCH_TRANSPOSE_WITH_CUDA
-                              " and CUDA",
+  constexpr const char* kBackends = "CPU and CUDA";
+#else
+  constexpr const char* kBackends = "CPU";
 #endif
-                              " kernels)");
+  TORCH_CHECK_NOT_IMPLEMENTED(false, message(op, ": no kernel for device ", self.device(), " (this build of torch_transpose has ",
+                                             kBackends, " kernels)"));
 }
 
 // ---- the operators ------------------------------------------------------------------------------
@@ -202,9 +204,9 @@ Tensor to_memory_format_op(const Tensor& self, at::MemoryFormat memory_format) {
 // grad mode is on) instead of silently dropping the gradient, and bump out's version counter so
 // that autograd notices the mutation of any tensor it saved.
 void guard_out_variant(const char* op, const Tensor& self, const Tensor& out) {
-  TORCH_CHECK(!(at::GradMode::is_enabled() && (self.requires_grad() || out.requires_grad())), op,
+  TORCH_CHECK(!(at::GradMode::is_enabled() && (self.requires_grad() || out.requires_grad())), message(op,
               "(): functions with out=... arguments don't support automatic differentiation, but one of the "
-              "arguments requires grad.");
+              "arguments requires grad."));
 }
 
 void transpose_out_autograd(const Tensor& self, int64_t dim0, int64_t dim1, const Tensor& out) {
@@ -248,7 +250,7 @@ std::string explain(const at::Tensor& self, at::IntArrayRef dims, const std::opt
   try {
     return plan_layout_copy(problem).explain();
   } catch (const std::exception& e) {
-    TORCH_CHECK(false, e.what());
+    TORCH_CHECK(false, std::string(e.what()));
   }
 }
 

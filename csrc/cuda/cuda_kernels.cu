@@ -65,11 +65,11 @@ void launch_copy(const LayoutPlan& plan, const T* in, T* out, cudaStream_t strea
   args.batch = DeviceBatchIndexer::from_plan(plan);
   args.rows = args.batch.count();
   const int64_t vectors_per_row = ceil_div(args.n, V);
-  if (vectors_per_row <= kThreads / 2 && args.rows > 1) {
+  if (vectors_per_row <= kThreads && args.rows > 1) {
     int lanes_log2 = 0;
     while ((int64_t{1} << lanes_log2) < vectors_per_row) ++lanes_log2;
     args.lanes_log2 = lanes_log2;
-    args.total_groups = ceil_div(args.rows, kThreads >> lanes_log2);
+    args.total_groups = ceil_div(args.rows, int64_t{kRowsInFlight} * (kThreads >> lanes_log2));
     const unsigned int grid = grid_for(args.total_groups, sm_count);
     if (plan.needs_64bit_index) {
       row_group_copy_kernel<T, 1, int64_t><<<grid, kThreads, 0, stream>>>(in, out, args);

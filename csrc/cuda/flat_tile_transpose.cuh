@@ -49,19 +49,36 @@ flat_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const 
     const Index out_sa = static_cast<Index>(args.out_sa), out_sb = static_cast<Index>(args.out_sb);
 
     // One predicate for both phases: (g, a, b) inside this tile's share of the problem.
-    for (uint32_t k = threadIdx.x; k < total; k += kThreads) {
-      uint32_t g, r, a, b;
-      args.by_tile_ab.divmod(k, g, r);
-      args.by_tile_a.divmod(r, b, a);  // input order: a fastest
-      if (static_cast<int>(g) < groups_here && static_cast<int>(a) < a_here && static_cast<int>(b) < b_here)
-        tile[(g * args.tile_b + b) * args.pitch + a] = src[in_offsets[g] + static_cast<Index>(a) * in_sa + static_cast<Index>(b) * in_sb];
+    auto inside = [&](uint32_t g, uint32_t a, uint32_t b) {
+      return static_cast<int>(g) < groups_here && static_cast<int>(a) < a_here && static_cast<int>(b) < b_here;
+    };
+    // Loads go out kLoadsInFlight at a time before any shared store, so their latencies overlap.
+    constexpr int kLoadsInFlight = 8;
+    for (uint32_t base = 0; base < total; base += kThreads * kLoadsInFlight) {
+      T v[kLoadsInFlight];
+      int slot[kLoadsInFlight];
+#pragma unroll
+      for (int u = 0; u < kLoadsInFlight; ++u) {
+        const uint32_t k = base + u * kThreads + threadIdx.x;
+        uint32_t g, r, a, b;
+        args.by_tile_ab.divmod(k, g, r);
+        args.by_tile_a.divmod(r, b, a);  // input order: a fastest
+        slot[u] = -1;
+        if (k < total && inside(g, a, b)) {
+          slot[u] = static_cast<int>((g * args.tile_b + b) * args.pitch + a);
+          v[u] = src[in_offsets[g] + static_cast<Index>(a) * in_sa + static_cast<Index>(b) * in_sb];
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < kLoadsInFlight; ++u)
+        if (slot[u] >= 0) tile[slot[u]] = v[u];
     }
     __syncthreads();
     for (uint32_t k = threadIdx.x; k < total; k += kThreads) {
       uint32_t g, r, a, b;
       args.by_tile_ab.divmod(k, g, r);
       args.by_tile_b.divmod(r, a, b);  // output order: b fastest
-      if (static_cast<int>(g) < groups_here && static_cast<int>(a) < a_here && static_cast<int>(b) < b_here)
+      if (inside(g, a, b))
         dst[out_offsets[g] + static_cast<Index>(a) * out_sa + static_cast<Index>(b) * out_sb] = tile[(g * args.tile_b + b) * args.pitch + a];
     }
     __syncthreads();  // the next tile reuses the shared buffers

@@ -16,7 +16,7 @@ struct CopyArgs {
   int64_t in_sb, out_sb;
   int64_t rows, chunks_per_row, total_chunks;
   int lanes_log2;        // short rows: 2^lanes_log2 lanes per row
-  int64_t total_groups;  // short rows: blocks' worth of rows
+  int64_t total_groups;  // short rows: passes of kRowsInFlight x (threads / lanes) rows
   DeviceBatchIndexer batch;
 };
 
@@ -46,30 +46,43 @@ row_chunk_copy_kernel(const T* __restrict__ in, T* __restrict__ out, const CopyA
   }
 }
 
+constexpr int kRowsInFlight = 4;
+
+// Each lane owns at most one V-vector of a row (lanes >= vectors per row by construction) and
+// handles kRowsInFlight rows at once, so several loads are in flight per thread.
 template <typename T, int V, typename Index>
 __global__ void __launch_bounds__(kThreads)
 row_group_copy_kernel(const T* __restrict__ in, T* __restrict__ out, const CopyArgs args) {
   const int lanes = 1 << args.lanes_log2;
   const int lane = threadIdx.x & (lanes - 1);
-  const int rows_per_group = kThreads >> args.lanes_log2;
-  const int64_t row_in_group = threadIdx.x >> args.lanes_log2;
+  const int64_t rows_per_pass = kThreads >> args.lanes_log2;
+  const int64_t row_in_pass = threadIdx.x >> args.lanes_log2;
   const Index n = static_cast<Index>(args.n);
-  const Index in_sb = static_cast<Index>(args.in_sb), out_sb = static_cast<Index>(args.out_sb);
+  const Index vectors = n / V;  // with V > 1 the plan guarantees unit strides and aligned rows
+  const Index in_step = static_cast<Index>(args.in_sb) * V, out_step = static_cast<Index>(args.out_sb) * V;
   for (int64_t g = blockIdx.x; g < args.total_groups; g += gridDim.x) {
-    const int64_t row = g * rows_per_group + row_in_group;
-    if (row >= args.rows) continue;  // no barrier in this kernel, so lanes may leave early
-    int64_t in_off, out_off;
-    args.batch.offsets(row, in_off, out_off);
-    const T* src = in + in_off;
-    T* dst = out + out_off;
-    Index tail_start = 0;
-    if constexpr (V > 1) {  // the plan guarantees in_sb == out_sb == 1 and aligned rows
-      const Index vectors = n / V;
-      for (Index j = lane; j < vectors; j += lanes)
-        *reinterpret_cast<Vec<T, V>*>(dst + j * V) = *reinterpret_cast<const Vec<T, V>*>(src + j * V);
-      tail_start = vectors * V;
+    const T* src[kRowsInFlight];
+    T* dst[kRowsInFlight];
+    bool row_ok[kRowsInFlight];
+    Vec<T, V> v[kRowsInFlight];
+#pragma unroll
+    for (int u = 0; u < kRowsInFlight; ++u) {
+      const int64_t row = (g * kRowsInFlight + u) * rows_per_pass + row_in_pass;
+      row_ok[u] = row < args.rows;
+      int64_t in_off = 0, out_off = 0;
+      if (row_ok[u]) args.batch.offsets(row, in_off, out_off);
+      src[u] = in + in_off;
+      dst[u] = out + out_off;
+      if (row_ok[u] && lane < vectors) v[u] = *reinterpret_cast<const Vec<T, V>*>(src[u] + lane * in_step);
     }
-    for (Index j = tail_start + lane; j < n; j += lanes) dst[j * out_sb] = src[j * in_sb];
+#pragma unroll
+    for (int u = 0; u < kRowsInFlight; ++u)
+      if (row_ok[u] && lane < vectors) *reinterpret_cast<Vec<T, V>*>(dst[u] + lane * out_step) = v[u];
+    if constexpr (V > 1) {  // the last n % V elements of each row
+      for (int u = 0; u < kRowsInFlight; ++u)
+        if (row_ok[u])
+          for (Index j = vectors * V + lane; j < n; j += lanes) dst[u][j] = src[u][j];
+    }
   }
 }
 

@@ -54,28 +54,42 @@ tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const Trans
 
     if (interior && V > 1) {
       // The plan guarantees in_sa == out_sb == 1 and every other stride and both base
-      // addresses aligned to V elements.
+      // addresses aligned to V elements. All loads are issued before the first shared store
+      // (compile-time trip counts), so each thread keeps kIters loads in flight.
+      constexpr int kIters = kTile / kTy;
+      Vec<T, V> v[kIters];
 #pragma unroll
-      for (int r = ty; r < kTile; r += kTy) {
-        const Vec<T, V> v = *reinterpret_cast<const Vec<T, V>*>(src + (b0 + r) * in_sb + a0 + tx * V);
-        chunks[r * kTx + (tx ^ ((r / V) % kTx))] = v;
+      for (int i = 0; i < kIters; ++i)
+        v[i] = *reinterpret_cast<const Vec<T, V>*>(src + (b0 + ty + i * kTy) * in_sb + a0 + tx * V);
+#pragma unroll
+      for (int i = 0; i < kIters; ++i) {
+        const int r = ty + i * kTy;
+        chunks[r * kTx + (tx ^ ((r / V) % kTx))] = v[i];
       }
       __syncthreads();
 #pragma unroll
-      for (int r = ty; r < kTile; r += kTy) {  // r walks a; gather V consecutive b from rows tx*V+k
-        Vec<T, V> v;
+      for (int i = 0; i < kIters; ++i) {  // r walks a; gather V consecutive b from rows tx*V+k
+        const int r = ty + i * kTy;
+        Vec<T, V> w;
 #pragma unroll
-        for (int k = 0; k < V; ++k) v.v[k] = tile[(tx * V + k) * kTile + (((r / V) ^ tx) * V) + r % V];
-        *reinterpret_cast<Vec<T, V>*>(dst + (a0 + r) * out_sa + b0 + tx * V) = v;
+        for (int k = 0; k < V; ++k) w.v[k] = tile[(tx * V + k) * kTile + (((r / V) ^ tx) * V) + r % V];
+        *reinterpret_cast<Vec<T, V>*>(dst + (a0 + r) * out_sa + b0 + tx * V) = w;
       }
     } else if (interior) {
-      constexpr int kSx = kTile, kSy = kThreads / kSx > 0 ? kThreads / kSx : 1;
+      constexpr int kSx = kTile < kThreads ? kTile : kThreads, kSy = kThreads / kSx;
+      constexpr int kIters = kTile / kSy;
       const int sx = threadIdx.x % kSx, sy = threadIdx.x / kSx;
+      T v[kIters];
 #pragma unroll
-      for (int r = sy; r < kTile; r += kSy) tile[r * kPitch + sx] = src[(b0 + r) * in_sb + (a0 + sx) * in_sa];
+      for (int i = 0; i < kIters; ++i) v[i] = src[(b0 + sy + i * kSy) * in_sb + (a0 + sx) * in_sa];
+#pragma unroll
+      for (int i = 0; i < kIters; ++i) tile[(sy + i * kSy) * kPitch + sx] = v[i];
       __syncthreads();
 #pragma unroll
-      for (int r = sy; r < kTile; r += kSy) dst[(a0 + r) * out_sa + (b0 + sx) * out_sb] = tile[sx * kPitch + r];
+      for (int i = 0; i < kIters; ++i) {
+        const int r = sy + i * kSy;
+        dst[(a0 + r) * out_sa + (b0 + sx) * out_sb] = tile[sx * kPitch + r];
+      }
     } else {
       auto in_bounds = [&](int a_off, int b_off) {
         return static_cast<int64_t>(a0) + a_off < args.size_a && static_cast<int64_t>(b0) + b_off < args.size_b;

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
-#include <sstream>
 #include <stdexcept>
 
 namespace torch_transpose {
@@ -170,26 +169,22 @@ LayoutPlan plan_layout_copy(const LayoutProblem& original) {
 }
 
 std::string LayoutPlan::explain() const {
-  std::ostringstream s;
+  // Plain appends, no iostreams: see csrc/message.h for why this library avoids streams.
   auto list = [&](const int64_t* v) {
-    s << "[";
-    for (int d = 0; d < rank; ++d) s << (d ? ", " : "") << v[d];
-    s << "]";
+    std::string s = "[";
+    for (int d = 0; d < rank; ++d) s += (d ? ", " : "") + std::to_string(v[d]);
+    return s + "]";
   };
+  std::string kind_name;
   switch (kind) {
-    case PlanKind::Empty: s << "empty: nothing to move"; return s.str();
-    case PlanKind::Copy: s << "copy:"; break;
-    case PlanKind::Transpose: s << "transpose:"; break;
+    case PlanKind::Empty: return "empty: nothing to move";
+    case PlanKind::Copy: kind_name = "copy:"; break;
+    case PlanKind::Transpose: kind_name = "transpose:"; break;
   }
-  s << " sizes=";
-  list(sizes);
-  s << " in_strides=";
-  list(in_strides);
-  s << " out_strides=";
-  list(out_strides);
-  s << " in_fast=" << in_fast_dim << " out_fast=" << out_fast_dim << " element_bytes=" << element_bytes
-    << " vec=" << vector_elems << " index=" << (needs_64bit_index ? 64 : 32);
-  return s.str();
+  return kind_name + " sizes=" + list(sizes) + " in_strides=" + list(in_strides) + " out_strides=" + list(out_strides) +
+         " in_fast=" + std::to_string(in_fast_dim) + " out_fast=" + std::to_string(out_fast_dim) +
+         " element_bytes=" + std::to_string(element_bytes) + " vec=" + std::to_string(vector_elems) +
+         " index=" + (needs_64bit_index ? "64" : "32");
 }
 
 }  // namespace torch_transpose

@@ -1,0 +1,47 @@
+// Error-message formatting without iostreams.
+//
+// Why: on the GPU machine (g++ 13.3, torch 2.11.0+cu130) any std::ostringstream used inside
+// this library's .so crashed the process (seen on 2026-11-29 in c10::str's stream formatting,
+// CPU and CUDA paths alike), while streams inside libc10 worked. c10::str and TORCH_CHECK
+// return a single std::string argument untouched, so building the text here with plain
+// appends keeps every error path stream-free.
+#pragma once
+
+#include <c10/core/Device.h>
+#include <c10/core/Layout.h>
+#include <c10/core/ScalarType.h>
+#include <c10/util/ArrayRef.h>
+
+#include <string>
+#include <type_traits>
+
+namespace torch_transpose {
+namespace detail {
+
+inline void append(std::string& s, const char* v) { s += v; }
+inline void append(std::string& s, const std::string& v) { s += v; }
+inline void append(std::string& s, c10::ScalarType v) { s += c10::toString(v); }
+inline void append(std::string& s, const c10::Device& v) { s += v.str(); }
+inline void append(std::string& s, c10::Layout v) {
+  s += v == c10::kStrided ? "Strided" : v == c10::kSparse ? "Sparse" : "non-strided";
+}
+inline void append(std::string& s, c10::IntArrayRef v) {
+  s += "[";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  s += "]";
+}
+template <typename T, typename = std::enable_if_t<std::is_integral_v<T>>>
+void append(std::string& s, T v) {
+  s += std::to_string(v);
+}
+
+}  // namespace detail
+
+template <typename... Parts>
+std::string message(const Parts&... parts) {
+  std::string s;
+  (detail::append(s, parts), ...);
+  return s;
+}
+
+}  // namespace torch_transpose
