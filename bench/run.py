@@ -112,6 +112,8 @@ def main(argv=None):
     min_run_time = args.min_run_time or (0.1 if args.quick else 0.3)
     chosen = select_cases(args)
     records = []
+    meta = run_meta(args, argv, min_run_time)
+    stem = args.name or default_stem(args.device)
     for i, case in enumerate(chosen):
         progress(i, len(chosen), case.name)
         try:
@@ -120,8 +122,19 @@ def main(argv=None):
             print(f"\n{case.name}: out of memory ({e}); skipped", file=sys.stderr)
         if args.device == "cuda":
             torch.cuda.empty_cache()
+        # Results so far are written after every case: a run cut short still leaves them.
+        report.write_all(records, {**meta, "complete": False}, Path(args.out_dir), stem)
     progress(len(chosen), len(chosen), "done")
-    meta = {
+    table = report.write_all(records, {**meta, "complete": True}, Path(args.out_dir), stem)
+    print(table)
+    big = [r for r in records if r["impl"] == "torch_transpose" and r["bytes"] >= 64e6 and r.get("ceiling_gbps")]
+    if big:
+        print(f"\ngeomean ours/ceiling over cases >= 64 MB: {report.geomean([r['gbps'] / r['ceiling_gbps'] for r in big]):.3f}"
+              f"; min: {min(r['gbps'] / r['ceiling_gbps'] for r in big):.3f}")
+
+
+def run_meta(args, argv, min_run_time):
+    return {
         "command": "python -m bench " + " ".join(argv if argv is not None else sys.argv[1:]),
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "device": device_name(args.device),
@@ -129,9 +142,3 @@ def main(argv=None):
         "cuda": torch.version.cuda,
         "min_run_time_s": min_run_time,
     }
-    table = report.write_all(records, meta, Path(args.out_dir), args.name or default_stem(args.device))
-    print(table)
-    big = [r for r in records if r["impl"] == "torch_transpose" and r["bytes"] >= 64e6 and r.get("ceiling_gbps")]
-    if big:
-        print(f"\ngeomean ours/ceiling over cases >= 64 MB: {report.geomean([r['gbps'] / r['ceiling_gbps'] for r in big]):.3f}"
-              f"; min: {min(r['gbps'] / r['ceiling_gbps'] for r in big):.3f}")

@@ -13,6 +13,7 @@ export TORCH_CUDA_ARCH_LIST=9.0 PYTHONUNBUFFERED=1 PYTHONPATH="$PWD${PYTHONPATH:
 say() { echo "$*" | tee -a "$LOG"; }
 status=0
 
+say "CXX=${CXX:-unset}; $(${CXX:-c++} --version | head -1); system g++: $(/usr/bin/g++ --version | head -1)"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv 2>&1 | tee -a "$LOG"
 python3 -c "import torch; print('torch', torch.__version__, 'cuda', torch.version.cuda, torch.cuda.get_device_name())" 2>&1 | tee -a "$LOG"
 
@@ -21,7 +22,8 @@ if ! make build >> "$LOG" 2>&1; then tail -40 "$LOG"; exit 1; fi
 
 say "== pytest, one process per test file (a crash in one cannot hide the others)"
 for file in ${TEST_FILES:-tests/test_*.py}; do
-  python3 -X faulthandler -m pytest "$file" -q -ra -p no:cacheprovider ${PYTEST_ARGS:-} > "$OUT/pytest.tmp" 2>&1
+  # Inductor (AOTInductor packages) compiles with $CXX; INDUCTOR_CXX overrides it for tests.
+  CXX=${INDUCTOR_CXX:-${CXX:-c++}} python3 -X faulthandler -m pytest "$file" -q -ra -p no:cacheprovider ${PYTEST_ARGS:-} > "$OUT/pytest.tmp" 2>&1
   rc=$?
   cat "$OUT/pytest.tmp" >> "$LOG"
   say "$file: exit $rc: $(grep -E '^[0-9]+ (passed|failed)|^=+ .*(passed|failed|error).* =+$' "$OUT/pytest.tmp" | tail -1)"
@@ -34,7 +36,7 @@ rm -f "$OUT/pytest.tmp"
 
 if [[ ${SANITIZE:-1} == 1 ]]; then
   say "== compute-sanitizer on the CUDA subset (tests/test_sanitizer_subset.py as a script)"
-  for tool in memcheck racecheck initcheck; do
+  for tool in ${SANITIZE_TOOLS:-memcheck racecheck initcheck}; do
     compute-sanitizer --tool $tool --error-exitcode 9 python3 tests/test_sanitizer_subset.py > "$OUT/san.tmp" 2>&1
     rc=$?
     cat "$OUT/san.tmp" >> "$LOG"
