@@ -71,27 +71,45 @@ def write_all(records, meta, out_dir, stem):
 
 
 def write_chart(records, path, meta):
+    """Bandwidth as a fraction of the same-run copy, one row per case, one bar per implementation."""
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
         return
-    cases = [c for c, impls in by_case(records).items() if "torch_transpose" in impls]
-    impls = [i for i in COLUMNS if any(r["impl"] == i for r in records)]
     table = by_case(records)
+    cases = [c for c, impls in table.items() if "torch_transpose" in impls and "copy" in impls]
+    impls = [i for i in ("torch_transpose", "eager", "compile", "triton", "cublas") if any(r["impl"] == i for r in records)]
     height = 0.8 / max(1, len(impls))
-    fig, ax = plt.subplots(figsize=(11, 0.45 * len(cases) * max(2, len(impls)) / 2 + 1.5))
+    fig, ax = plt.subplots(figsize=(10, 0.3 * len(cases) + 1.2))
     for k, impl in enumerate(impls):
         ys = [i + k * height for i in range(len(cases))]
-        xs = [table[c][impl]["gbps"] if impl in table[c] else 0 for c in cases]
+        xs = [table[c][impl]["ratio_to_copy"] if impl in table[c] else 0 for c in cases]
         ax.barh(ys, xs, height=height, label=impl)
+    ax.axvline(1.0, color="black", linewidth=0.8)
+    ax.axvline(0.95, color="grey", linewidth=0.6, linestyle="--")
     ax.set_yticks([i + 0.4 - height / 2 for i in range(len(cases))])
-    ax.set_yticklabels(cases, fontsize=7)
-    ax.invert_yaxis()
-    ax.set_xlabel("GB/s (bytes read + written / median time)")
-    ax.set_title(f"{meta.get('device', '')}, torch {meta.get('torch', '')}, {meta.get('date', '')}", fontsize=9)
-    ax.legend(fontsize=7, loc="lower right")
+    ax.set_yticklabels(cases, fontsize=6)
+    ax.set_ylim(len(cases), -0.5)
+    ax.set_xlim(0, 1.1)
+    ax.set_xlabel("bandwidth / same-run device copy of the same bytes (dashed: 0.95)")
+    ax.set_title(f"{meta.get('device', '')}, torch {meta.get('torch', '')}, {meta.get('date', '')}", fontsize=8)
+    ax.legend(fontsize=6, loc="lower right")
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=100)
     plt.close(fig)
+
+
+def replot(json_path):
+    """python -m bench.report RESULTS.json: redraw the chart and tables from saved results."""
+    import json
+    from pathlib import Path
+    data = json.loads(Path(json_path).read_text())
+    path = Path(json_path)
+    write_all(data["records"], data["meta"], path.parent, path.stem)
+
+
+if __name__ == "__main__":
+    import sys
+    replot(sys.argv[1])
