@@ -1,7 +1,9 @@
 // torch_transpose C++ API. Each function calls the registered operator through the
-// dispatcher, so every backend (CPU, CUDA, Meta through Python fakes) and autograd behave
-// exactly as they do from Python. Link torch_transpose::torch_transpose; loading the library
-// registers the operators, so TorchScript and AOTInductor artefacts that call them also run.
+// dispatcher, so C++ callers get the same argument checks and CPU/CUDA kernels as Python.
+// Link torch_transpose::torch_transpose; loading the library registers the operators, so
+// TorchScript and AOTInductor artefacts that call them also run.
+// Not yet from C++ alone: autograd and fake/meta kernels are registered by the Python package
+// (torch_transpose/_autograd.py, _fake.py), so a process without Python has neither.
 #pragma once
 
 #include <ATen/core/Tensor.h>

@@ -1,0 +1,111 @@
+// The public C++ API (torch_transpose/torch_transpose.h) through the dispatcher, against
+// LibTorch's own transpose/permute + contiguous, bit for bit; and artefacts saved from Python.
+#include <gtest/gtest.h>
+#include <torch/csrc/inductor/aoti_package/model_package_loader.h>
+#include <torch/script.h>
+#include <torch/torch.h>
+#include <torch_transpose/torch_transpose.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+namespace {
+
+torch::Tensor random_bits(at::IntArrayRef shape, at::ScalarType dtype) {
+  std::vector<int64_t> raw_shape(shape.begin(), shape.end());
+  raw_shape.push_back(c10::elementSize(dtype));
+  auto raw = torch::randint(0, 256, raw_shape, torch::kUInt8);
+  return raw.view(dtype).reshape(shape);
+}
+
+bool bits_equal(const torch::Tensor& a, const torch::Tensor& b) {
+  if (a.sizes() != b.sizes() || a.scalar_type() != b.scalar_type()) return false;
+  auto dense = [](const torch::Tensor& t) {
+    return torch::empty(t.sizes(), t.options()).copy_(t).reshape(-1).view(torch::kUInt8);
+  };
+  return torch::equal(dense(a), dense(b));
+}
+
+std::filesystem::path fixtures() {
+  const char* dir = std::getenv("TORCH_TRANSPOSE_FIXTURES");
+  return dir ? std::filesystem::path(dir) : std::filesystem::path();
+}
+
+}  // namespace
+
+TEST(CppApi, TransposeMatchesLibTorchForEveryWidth) {
+  for (auto dtype : {torch::kUInt8, torch::kBFloat16, torch::kFloat, torch::kDouble, torch::kComplexDouble}) {
+    auto x = random_bits({67, 45}, dtype);
+    EXPECT_TRUE(bits_equal(torch_transpose::transpose(x), x.t().contiguous())) << dtype;
+    auto batched = random_bits({3, 33, 65}, dtype);
+    EXPECT_TRUE(bits_equal(torch_transpose::transpose(batched, 0, 2), batched.transpose(0, 2).contiguous())) << dtype;
+  }
+}
+
+TEST(CppApi, StridedInputsAndPermute) {
+  auto base = random_bits({40, 90}, torch::kFloat);
+  for (const auto& x : {base.slice(1, 0, 90, 2), base.slice(0, 1).slice(1, 1), base.t(), base.narrow(0, 0, 1).expand({20, 90})}) {
+    EXPECT_TRUE(bits_equal(torch_transpose::transpose(x), x.t().contiguous()));
+  }
+  auto nchw = random_bits({2, 3, 17, 19}, torch::kHalf);
+  EXPECT_TRUE(bits_equal(torch_transpose::permute(nchw, {0, 2, 3, 1}), nchw.permute({0, 2, 3, 1}).contiguous()));
+  auto cl = torch_transpose::to_memory_format(nchw, at::MemoryFormat::ChannelsLast);
+  EXPECT_TRUE(cl.is_contiguous(at::MemoryFormat::ChannelsLast));
+  EXPECT_TRUE(bits_equal(cl, nchw));
+}
+
+TEST(CppApi, OutIntoASliceTouchesNothingElse) {
+  auto x = random_bits({30, 20}, torch::kInt);
+  auto buffer = torch::full({25, 40}, -7, torch::kInt);
+  auto view = buffer.slice(0, 2, 22).slice(1, 5, 35);
+  const auto& returned = torch_transpose::transpose_out(x, 0, 1, view);
+  EXPECT_TRUE(returned.is_same(view));
+  EXPECT_TRUE(torch::equal(view, x.t()));
+  auto outside = buffer.clone();
+  outside.slice(0, 2, 22).slice(1, 5, 35).fill_(-7);
+  EXPECT_TRUE(torch::equal(outside, torch::full({25, 40}, -7, torch::kInt)));
+}
+
+TEST(CppApi, ErrorsUsePyTorchExceptionTypes) {
+  auto x = torch::randn({4, 6});
+  EXPECT_THROW(torch_transpose::transpose(x, 2, 0), c10::IndexError);
+  EXPECT_THROW(torch_transpose::permute(x, {0}), c10::Error);
+  EXPECT_THROW(torch_transpose::permute(x, {1, 1}), c10::Error);
+  EXPECT_THROW(torch_transpose::transpose_out(x, 0, 1, torch::empty({4, 6})), c10::Error);
+  EXPECT_THROW(torch_transpose::transpose_out(x, 0, 1, torch::empty({6, 4}, torch::kDouble)), c10::Error);
+  try {
+    torch_transpose::transpose_out(x, 0, 1, torch::empty({4, 6}));
+  } catch (const c10::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("expected out to have shape [6, 4]"), std::string::npos) << e.what();
+  }
+}
+
+TEST(CppApi, ExplainDescribesThePlan) {
+  auto text = torch_transpose::explain(torch::randn({8, 3, 16, 16}), {0, 2, 3, 1});
+  EXPECT_NE(text.find("transpose: sizes=[8, 256, 3]"), std::string::npos) << text;
+}
+
+TEST(CppApi, CudaWhenAvailable) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device";
+  auto x = random_bits({1000, 7}, torch::kFloat).cuda();
+  EXPECT_TRUE(bits_equal(torch_transpose::transpose(x), x.t().contiguous()));
+}
+
+TEST(SavedFromPython, TorchScriptModuleRunsInCpp) {
+  const auto path = fixtures() / "scripted_transpose.pt";
+  ASSERT_TRUE(std::filesystem::exists(path)) << "run tests/cpp/make_fixtures.py first (make test-cpp does)";
+  torch::jit::Module module = torch::jit::load(path.string());
+  auto x = torch::randn({5, 9});
+  auto y = module.forward({x}).toTensor();
+  EXPECT_TRUE(torch::equal(y, x.t() + 1));
+}
+
+TEST(SavedFromPython, AotInductorPackageRunsInCpp) {
+  const auto path = fixtures() / "permute_cpu.pt2";
+  ASSERT_TRUE(std::filesystem::exists(path)) << "run tests/cpp/make_fixtures.py first (make test-cpp does)";
+  torch::inductor::AOTIModelPackageLoader loader(path.string());
+  auto x = torch::randn({3, 4, 5});
+  auto outputs = loader.run({x});
+  ASSERT_EQ(outputs.size(), 1u);
+  EXPECT_TRUE(torch::equal(outputs[0], (x.transpose(0, 1) * 2).permute({2, 0, 1})));
+}
