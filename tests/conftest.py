@@ -8,7 +8,9 @@ import torch_transpose  # noqa: F401  (registers the operators for every test mo
 
 # Hypothesis profiles: "ci" is bounded for the 2-core CI machine, "long" is the pre-release
 # fuzz run (at least 10,000 cases per op per device; see tests/test_fuzz.py).
-settings.register_profile("ci", max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# The `device` fixture is an immutable string, so sharing it across generated inputs is safe.
+settings.register_profile("ci", max_examples=150, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 settings.register_profile("long", max_examples=10_000, deadline=None, suppress_health_check=list(HealthCheck))
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# AddressSanitizer + UndefinedBehaviorSanitizer over the C++ tests (the plan alone, and the C++
+# API, which runs the CPU op path through the dispatcher). CPU only: CUDA code is not
+# instrumented by these sanitizers (compute-sanitizer covers it on the GPU machine).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PYTHON=${PYTHON:-$(command -v python3)}
+[[ -x .venv/bin/python ]] && ! "$PYTHON" -c "import torch" 2>/dev/null && PYTHON=.venv/bin/python
+BUILD=build/sanitize
+"$PYTHON" tests/cpp/make_fixtures.py "$BUILD/fixtures"
+cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTORCH_TRANSPOSE_SANITIZE=ON -DTORCH_TRANSPOSE_WITH_CUDA=OFF \
+  -DCMAKE_PREFIX_PATH="$("$PYTHON" -c 'import torch; print(torch.utils.cmake_prefix_path)')" \
+  -DTORCH_TRANSPOSE_FIXTURES="$PWD/$BUILD/fixtures"
+cmake --build "$BUILD" -j "$(nproc)" --target test_layout_plan test_cpp_api
+# LibTorch itself is not instrumented and keeps allocations alive until exit: leak checking
+# would only report those.
+export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+"$BUILD/test_layout_plan"
+TORCH_TRANSPOSE_FIXTURES="$PWD/$BUILD/fixtures" "$BUILD/test_cpp_api" --gtest_filter=-SavedFromPython.AotInductorPackageRunsInCpp
+echo "sanitize: ASan + UBSan clean"
