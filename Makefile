@@ -18,6 +18,7 @@ export PYTHONPATH := $(CURDIR)$(if $(PYTHONPATH),:$(PYTHONPATH))
 JOBS ?= $(shell nproc)
 CMAKE_BUILD := build/cmake
 PYTEST_ARGS ?=
+CMAKE_ARGS ?=
 
 .PHONY: setup build test test-python test-cpp bench gpu-check sanitize clean
 
@@ -44,7 +45,7 @@ test-cpp: build
 	$(PYTHON) tests/cpp/make_fixtures.py $(CMAKE_BUILD)/fixtures
 	cmake -S . -B $(CMAKE_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release \
 	  -DCMAKE_PREFIX_PATH="$$($(PYTHON) -c 'import torch; print(torch.utils.cmake_prefix_path)')" \
-	  -DPython3_EXECUTABLE=$(PYTHON) -DTORCH_TRANSPOSE_FIXTURES=$(CURDIR)/$(CMAKE_BUILD)/fixtures
+	  -DPython3_EXECUTABLE=$(PYTHON) -DTORCH_TRANSPOSE_FIXTURES=$(CURDIR)/$(CMAKE_BUILD)/fixtures $(CMAKE_ARGS)
 	cmake --build $(CMAKE_BUILD) -j $(JOBS)
 	cd $(CMAKE_BUILD) && ctest --output-on-failure
 
