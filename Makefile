@@ -17,7 +17,8 @@ export TORCH_CUDA_ARCH_LIST ?= 9.0
 export PYTHONPATH := $(CURDIR)$(if $(PYTHONPATH),:$(PYTHONPATH))
 JOBS ?= $(shell nproc)
 CMAKE_BUILD := build/cmake
-PYTEST_ARGS ?=
+# Slow tests (huge tensors, several GB) run only when asked: make test PYTEST_ARGS="-m slow".
+PYTEST_ARGS ?= -m "not slow"
 CMAKE_ARGS ?=
 
 .PHONY: setup build test test-python test-cpp bench gpu-check sanitize clean

@@ -24,6 +24,9 @@ def opcheck_samples(device):
     samples.append((ops.transpose.default, (ints, 0, 1)))
     samples.append((ops.transpose_out.default, (x, 0, 1, torch.empty(7, 5, 3, device=device))))
     samples.append((ops.permute_out.default, (x, [2, 0, 1], torch.empty(3, 5, 7, device=device))))
+    samples.append((ops.transpose_out.default, (strided, 0, 2, torch.empty(14, 5, 7, device=device)[::2, :, :6])))
+    samples.append((ops.permute_out.default, (strided.to(torch.float64), [1, 2, 0],
+                                              torch.empty(5, 7, 6, device=device, dtype=torch.float64))))
     nchw = torch.randn(2, 3, 4, 5, device=device, requires_grad=True)
     samples.append((ops.to_memory_format.default, (nchw, torch.channels_last)))
     return samples
