@@ -2,7 +2,8 @@
 # One call on the GPU machine: build for sm_90, run every test file (CUDA included), run a CUDA
 # subset under compute-sanitizer, then benchmark. Everything is logged to $OUT/gpu-check.log
 # (the device tool returns at most 8 files), benchmark results go to $OUT/<name>.{json,csv,md,png}.
-# Environment: BENCH_ARGS (e.g. "--quick"), RUN_BENCH=0, SANITIZE=0, PYTEST_ARGS, TEST_FILES.
+# Environment: BENCH_ARGS (e.g. "--quick"), RUN_BENCH=0, SANITIZE=0, SANITIZE_TOOLS, PYTEST_ARGS,
+# TEST_FILES, INDUCTOR_CXX. Every test file runs, the slow huge-tensor ones (tests/test_huge.py) too.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/gpu-check}
@@ -22,8 +23,10 @@ if ! make build >> "$LOG" 2>&1; then tail -40 "$LOG"; exit 1; fi
 
 say "== pytest, one process per test file (a crash in one cannot hide the others)"
 for file in ${TEST_FILES:-tests/test_*.py}; do
-  # Inductor (AOTInductor packages) compiles with $CXX; INDUCTOR_CXX overrides it for tests.
-  CXX=${INDUCTOR_CXX:-${CXX:-c++}} python3 -X faulthandler -m pytest "$file" -q -ra -p no:cacheprovider ${PYTEST_ARGS:-} > "$OUT/pytest.tmp" 2>&1
+  # Inductor (AOTInductor packages) compiles with $CXX. On our GPU machine the default CXX
+  # (/opt/gcc/bin/g++) builds code whose iostreams crash (README, "Notes for the GPU machine"),
+  # so tests use the system g++ when there is one; INDUCTOR_CXX overrides.
+  CXX=${INDUCTOR_CXX:-$( [[ -x /usr/bin/g++ ]] && echo /usr/bin/g++ || echo "${CXX:-c++}" )} python3 -X faulthandler -m pytest "$file" -q -ra -p no:cacheprovider ${PYTEST_ARGS:-} > "$OUT/pytest.tmp" 2>&1
   rc=$?
   cat "$OUT/pytest.tmp" >> "$LOG"
   say "$file: exit $rc: $(grep -E '^[0-9]+ (passed|failed)|^=+ .*(passed|failed|error).* =+$' "$OUT/pytest.tmp" | tail -1)"
