@@ -219,7 +219,6 @@ def test_torchscript(device):
     assert torch.equal(scripted(x), x.t() + x.t())
 
 
-@pytest.mark.slow
 def test_aoti_package_runs(device, tmp_path):
     x = torch.randn(3, 4, 5, device=device)
     program = torch.export.export(Exportable(), (x,))
