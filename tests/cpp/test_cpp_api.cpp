@@ -109,3 +109,31 @@ TEST(SavedFromPython, AotInductorPackageRunsInCpp) {
   ASSERT_EQ(outputs.size(), 1u);
   EXPECT_TRUE(torch::equal(outputs[0], (x.transpose(0, 1) * 2).permute({2, 0, 1})));
 }
+
+TEST(CppAutograd, GradientsAreTheInverseLayout) {
+  auto x = torch::randn({2, 3, 4}, torch::requires_grad());
+  auto w = torch::randn({4, 3, 2});
+  (torch_transpose::transpose(x, 0, 2) * w).sum().backward();
+  EXPECT_TRUE(torch::equal(x.grad(), w.transpose(0, 2)));
+
+  auto p = torch::randn({2, 3, 4}, torch::requires_grad());
+  auto v = torch::randn({4, 2, 3});
+  (torch_transpose::permute(p, {2, 0, -2}) * v).sum().backward();
+  EXPECT_TRUE(torch::equal(p.grad(), v.permute({1, 2, 0})));
+
+  auto c = torch::randn({2, 3, 4, 5}, torch::requires_grad());
+  auto u = torch::randn({2, 3, 4, 5});
+  (torch_transpose::to_memory_format(c, at::MemoryFormat::ChannelsLast) * u).sum().backward();
+  EXPECT_TRUE(torch::equal(c.grad(), u));
+}
+
+TEST(CppAutograd, GradcheckAndDoubleBackward) {
+  auto x = torch::randn({3, 4}, torch::dtype(torch::kDouble).requires_grad(true));
+  auto y = torch_transpose::transpose(x);
+  auto w = torch::randn({4, 3}, torch::dtype(torch::kDouble).requires_grad(true));
+  auto grad_x = torch::autograd::grad({(y * w).sum()}, {x}, {}, /*retain_graph=*/true, /*create_graph=*/true)[0];
+  EXPECT_TRUE(torch::allclose(grad_x, w.t()));
+  // d/dw of sum(grad_x) = d/dw sum(w^T) = ones: needs the backward itself to be differentiable.
+  auto grad_w = torch::autograd::grad({grad_x.sum()}, {w})[0];
+  EXPECT_TRUE(torch::equal(grad_w, torch::ones_like(w)));
+}
