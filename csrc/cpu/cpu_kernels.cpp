@@ -8,6 +8,7 @@
 
 #include "../kernels.h"
 #include "../plan/batch_indexer.h"
+#include "simd_transpose.h"
 
 namespace torch_transpose {
 namespace {
@@ -43,16 +44,34 @@ void transpose_tiles(const LayoutPlan& plan, const T* in, T* out) {
       const int64_t tb = t % tiles_b, ta = (t / tiles_b) % tiles_a, bi = t / (tiles_b * tiles_a);
       int64_t in_off, out_off;
       batch.offsets(bi, in_off, out_off);
-      const int64_t a_end = std::min(size_a, (ta + 1) * tile), b_end = std::min(size_b, (tb + 1) * tile);
-      for (int64_t ia = ta * tile; ia < a_end; ++ia) {
-        const T* src = in + in_off + ia * in_sa;
-        T* dst = out + out_off + ia * out_sa;
-        if (out_sb == 1) {
-          for (int64_t ib = tb * tile; ib < b_end; ++ib) dst[ib] = src[ib * in_sb];
-        } else {
-          for (int64_t ib = tb * tile; ib < b_end; ++ib) dst[ib * out_sb] = src[ib * in_sb];
+      const int64_t a0 = ta * tile, b0 = tb * tile;
+      const int64_t a_end = std::min(size_a, a0 + tile), b_end = std::min(size_b, b0 + tile);
+      auto scalar_block = [&](int64_t a_lo, int64_t a_hi, int64_t b_lo, int64_t b_hi) {
+        for (int64_t ia = a_lo; ia < a_hi; ++ia) {
+          const T* src = in + in_off + ia * in_sa;
+          T* dst = out + out_off + ia * out_sa;
+          if (out_sb == 1) {
+            for (int64_t ib = b_lo; ib < b_hi; ++ib) dst[ib] = src[ib * in_sb];
+          } else {
+            for (int64_t ib = b_lo; ib < b_hi; ++ib) dst[ib * out_sb] = src[ib * in_sb];
+          }
+        }
+      };
+      constexpr int64_t k = SimdBlock<T>::kSize;
+      if constexpr (k > 1) {
+        if (in_sa == 1 && out_sb == 1) {  // whole k x k blocks in registers, the ragged rest scalar
+          const int64_t a_full = a0 + (a_end - a0) / k * k, b_full = b0 + (b_end - b0) / k * k;
+          for (int64_t ia = a0; ia < a_full; ia += k) {
+            for (int64_t ib = b0; ib < b_full; ib += k) {
+              SimdBlock<T>::transpose(in + in_off + ib * in_sb + ia, in_sb, out + out_off + ia * out_sa + ib, out_sa);
+            }
+          }
+          scalar_block(a0, a_full, b_full, b_end);
+          scalar_block(a_full, a_end, b0, b_end);
+          continue;
         }
       }
+      scalar_block(a0, a_end, b0, b_end);
     }
   });
 }

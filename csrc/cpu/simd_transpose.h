@@ -1,0 +1,95 @@
+// In-register block transposes for the CPU tile kernel: 4x4 blocks of 4-byte elements, 8x8
+// blocks of 2-byte elements and 16x16 blocks of bytes, by SSE2 integer unpacks (pure bit moves,
+// so NaN payloads and -0.0 survive). SSE2 is part of every x86-64 CPU; elsewhere
+// SimdBlock<T>::kSize is 1 and the caller keeps its scalar loop.
+//
+// Each call moves one block: `src` points at element (b0, a0) of the input, whose rows walk b
+// with stride src_stride and hold consecutive a; `dst` points at element (a0, b0) of the
+// output, whose rows walk a with stride dst_stride and hold consecutive b.
+#pragma once
+
+#include <cstdint>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace torch_transpose {
+
+template <typename T> struct SimdBlock { static constexpr int kSize = 1; };
+
+#if defined(__SSE2__)
+template <> struct SimdBlock<uint32_t> {
+  static constexpr int kSize = 4;
+  static inline void transpose(const uint32_t* src, int64_t src_stride, uint32_t* dst, int64_t dst_stride) {
+    const __m128i r0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src));
+    const __m128i r1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + src_stride));
+    const __m128i r2 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 2 * src_stride));
+    const __m128i r3 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 3 * src_stride));
+    const __m128i t0 = _mm_unpacklo_epi32(r0, r1), t1 = _mm_unpacklo_epi32(r2, r3);  // columns 0, 1
+    const __m128i t2 = _mm_unpackhi_epi32(r0, r1), t3 = _mm_unpackhi_epi32(r2, r3);  // columns 2, 3
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst), _mm_unpacklo_epi64(t0, t1));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + dst_stride), _mm_unpackhi_epi64(t0, t1));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + 2 * dst_stride), _mm_unpacklo_epi64(t2, t3));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + 3 * dst_stride), _mm_unpackhi_epi64(t2, t3));
+  }
+};
+
+template <> struct SimdBlock<uint16_t> {
+  static constexpr int kSize = 8;
+  static inline void transpose(const uint16_t* src, int64_t src_stride, uint16_t* dst, int64_t dst_stride) {
+    __m128i r[8];
+    for (int k = 0; k < 8; ++k) r[k] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + k * src_stride));
+    // Stage 1 pairs rows (16-bit lanes), stage 2 pairs of pairs (32-bit), stage 3 halves (64-bit).
+    const __m128i t0 = _mm_unpacklo_epi16(r[0], r[1]), t1 = _mm_unpackhi_epi16(r[0], r[1]);
+    const __m128i t2 = _mm_unpacklo_epi16(r[2], r[3]), t3 = _mm_unpackhi_epi16(r[2], r[3]);
+    const __m128i t4 = _mm_unpacklo_epi16(r[4], r[5]), t5 = _mm_unpackhi_epi16(r[4], r[5]);
+    const __m128i t6 = _mm_unpacklo_epi16(r[6], r[7]), t7 = _mm_unpackhi_epi16(r[6], r[7]);
+    const __m128i u0 = _mm_unpacklo_epi32(t0, t2), u1 = _mm_unpackhi_epi32(t0, t2);  // rows 0-3: cols 0-1, 2-3
+    const __m128i u2 = _mm_unpacklo_epi32(t1, t3), u3 = _mm_unpackhi_epi32(t1, t3);  // rows 0-3: cols 4-5, 6-7
+    const __m128i u4 = _mm_unpacklo_epi32(t4, t6), u5 = _mm_unpackhi_epi32(t4, t6);  // rows 4-7: cols 0-1, 2-3
+    const __m128i u6 = _mm_unpacklo_epi32(t5, t7), u7 = _mm_unpackhi_epi32(t5, t7);  // rows 4-7: cols 4-5, 6-7
+    const __m128i columns[8] = {_mm_unpacklo_epi64(u0, u4), _mm_unpackhi_epi64(u0, u4), _mm_unpacklo_epi64(u1, u5),
+                                _mm_unpackhi_epi64(u1, u5), _mm_unpacklo_epi64(u2, u6), _mm_unpackhi_epi64(u2, u6),
+                                _mm_unpacklo_epi64(u3, u7), _mm_unpackhi_epi64(u3, u7)};
+    for (int k = 0; k < 8; ++k) _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + k * dst_stride), columns[k]);
+  }
+};
+
+template <> struct SimdBlock<uint8_t> {
+  static constexpr int kSize = 16;
+  static inline void transpose(const uint8_t* src, int64_t src_stride, uint8_t* dst, int64_t dst_stride) {
+    __m128i r[16];
+    for (int k = 0; k < 16; ++k) r[k] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + k * src_stride));
+    // Stage 1 (8-bit): row pairs (2p, 2p+1); lo holds columns 0-7, hi columns 8-15.
+    __m128i lo[8], hi[8];
+    for (int p = 0; p < 8; ++p) {
+      lo[p] = _mm_unpacklo_epi8(r[2 * p], r[2 * p + 1]);
+      hi[p] = _mm_unpackhi_epi8(r[2 * p], r[2 * p + 1]);
+    }
+    // Stage 2 (16-bit): row quads q; m[q][g] holds column group g (4 columns) of rows 4q..4q+3.
+    __m128i m[4][4];
+    for (int q = 0; q < 4; ++q) {
+      m[q][0] = _mm_unpacklo_epi16(lo[2 * q], lo[2 * q + 1]);
+      m[q][1] = _mm_unpackhi_epi16(lo[2 * q], lo[2 * q + 1]);
+      m[q][2] = _mm_unpacklo_epi16(hi[2 * q], hi[2 * q + 1]);
+      m[q][3] = _mm_unpackhi_epi16(hi[2 * q], hi[2 * q + 1]);
+    }
+    // Stage 3 (32-bit): row octets s; n[s][c] holds columns 2c, 2c+1 of rows 8s..8s+7.
+    __m128i n[2][8];
+    for (int s = 0; s < 2; ++s) {
+      for (int g = 0; g < 4; ++g) {
+        n[s][2 * g] = _mm_unpacklo_epi32(m[2 * s][g], m[2 * s + 1][g]);
+        n[s][2 * g + 1] = _mm_unpackhi_epi32(m[2 * s][g], m[2 * s + 1][g]);
+      }
+    }
+    // Stage 4 (64-bit): whole columns.
+    for (int c = 0; c < 8; ++c) {
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + (2 * c) * dst_stride), _mm_unpacklo_epi64(n[0][c], n[1][c]));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + (2 * c + 1) * dst_stride), _mm_unpackhi_epi64(n[0][c], n[1][c]));
+    }
+  }
+};
+#endif
+
+}  // namespace torch_transpose
