@@ -116,6 +116,11 @@ void check_out(const char* op, const Tensor& self, const std::vector<int64_t>& e
 
 // ---- running a plan ---------------------------------------------------------------------------
 
+// A meta tensor has no address; planning assumes the allocator's alignment for it.
+uintptr_t address_of(const Tensor& t) {
+  return t.is_meta() ? 0 : reinterpret_cast<uintptr_t>(t.const_data_ptr());
+}
+
 LayoutPlan plan_for(const Tensor& self, const std::vector<int64_t>& perm, const Tensor& out) {
   LayoutProblem problem;
   problem.element_bytes = static_cast<int>(self.element_size());
@@ -124,8 +129,8 @@ LayoutPlan plan_for(const Tensor& self, const std::vector<int64_t>& perm, const 
     problem.in_strides.push_back(self.stride(perm[i]));
     problem.out_strides.push_back(out.stride(i));
   }
-  problem.in_address = reinterpret_cast<uintptr_t>(self.const_data_ptr());
-  problem.out_address = reinterpret_cast<uintptr_t>(out.data_ptr());
+  problem.in_address = address_of(self);
+  problem.out_address = address_of(out);
   try {
     return plan_layout_copy(problem);
   } catch (const std::exception& e) {
@@ -237,21 +242,7 @@ std::string explain(const at::Tensor& self, at::IntArrayRef dims, const std::opt
   const auto perm = checked_permutation("explain", self, dims);
   const Tensor target = out.has_value() ? *out : at::empty(permuted_sizes(self, perm), self.options().device(at::kMeta));
   if (out.has_value()) check_out("explain", self, permuted_sizes(self, perm), *out);
-  LayoutProblem problem;
-  problem.element_bytes = static_cast<int>(self.element_size());
-  for (size_t i = 0; i < perm.size(); ++i) {
-    problem.sizes.push_back(self.size(perm[i]));
-    problem.in_strides.push_back(self.stride(perm[i]));
-    problem.out_strides.push_back(target.stride(i));
-  }
-  // A meta output has no address; assume the allocator's alignment, as a real one would have.
-  problem.in_address = reinterpret_cast<uintptr_t>(self.const_data_ptr());
-  problem.out_address = out.has_value() ? reinterpret_cast<uintptr_t>(out->data_ptr()) : 0;
-  try {
-    return plan_layout_copy(problem).explain();
-  } catch (const std::exception& e) {
-    TORCH_CHECK(false, std::string(e.what()));
-  }
+  return plan_for(self, perm, target).explain();
 }
 
 }  // namespace torch_transpose

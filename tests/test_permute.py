@@ -130,3 +130,13 @@ def test_zero_and_one_sized_dims(device):
         x = random_bits(shape, torch.float32, device)
         for dims in itertools.permutations(range(3)):
             assert_bits_equal(tt.permute(x, dims), reference(x, dims))
+
+
+def test_explain_describes_the_plan(device):
+    x = torch.empty(8, 3, 16, 16, device=device)
+    assert tt.explain(x, (0, 2, 3, 1)).startswith("transpose: sizes=[8, 256, 3]")
+    assert tt.explain(x, (0, 1, 2, 3)).startswith("copy: sizes=[6144]")
+    out = torch.empty(8, 16, 16, 3, device=device)
+    assert "in_fast=1 out_fast=2" in tt.explain(x, (0, 2, 3, 1), out)
+    assert tt.explain(torch.empty(4, 0), (1, 0)) == "empty: nothing to move"
+    assert tt.explain(torch.empty(8, 3, 16, 16, device="meta"), (0, 2, 3, 1)).startswith("transpose:")
