@@ -1,48 +1,18 @@
-"""Autograd for the functional operators.
+"""Autograd for the public Python wrappers.
 
-Two routes, both needed:
-* ``register_autograd`` on the operators themselves, so ``torch.ops.torch_transpose.*`` are
-  differentiable (plain autograd, gradcheck, opcheck, torch.compile).
-* ``torch.autograd.Function`` subclasses, used by the public Python wrappers when a gradient is
-  needed: torch.func.grad (and vmap of grad) refuse ops whose autograd comes from
-  register_autograd, but accept a Function with a separate setup_context and
-  generate_vmap_rule (checked on torch 2.11; see shared/DESIGN.md).
+The operators' own autograd kernels are C++ (csrc/autograd.cpp): they serve plain autograd,
+gradcheck, opcheck and torch.compile without a Python call per op. torch.func.grad (and vmap of
+grad) refuses op-level autograd of either kind, but accepts a ``torch.autograd.Function`` with a
+separate ``setup_context`` and ``generate_vmap_rule`` (checked on torch 2.11; see
+shared/DESIGN.md). The wrappers in _functions.py route calls that need a gradient through these.
 The gradient of a transpose is the same transpose of the gradient; of a permute, the inverse
-permute; of a layout conversion, the gradient itself.
+permute.
 """
 import torch
 
 from ._dims import inverse_permutation, permutation_of
 
 _ops = torch.ops.torch_transpose
-
-
-def _transpose_setup(ctx, inputs, output):
-    _, ctx.dim0, ctx.dim1 = inputs
-
-
-def _transpose_backward(ctx, grad):
-    return _ops.transpose.default(grad, ctx.dim0, ctx.dim1), None, None
-
-
-def _permute_setup(ctx, inputs, output):
-    self, dims = inputs
-    ctx.inverse = inverse_permutation(permutation_of(self.dim(), dims))
-
-
-def _permute_backward(ctx, grad):
-    return _ops.permute.default(grad, ctx.inverse), None
-
-
-def _to_memory_format_backward(ctx, grad):
-    return grad, None
-
-
-torch.library.register_autograd("torch_transpose::transpose", _transpose_backward, setup_context=_transpose_setup)
-torch.library.register_autograd("torch_transpose::permute", _permute_backward, setup_context=_permute_setup)
-torch.library.register_autograd(
-    "torch_transpose::to_memory_format", _to_memory_format_backward, setup_context=lambda ctx, inputs, output: None
-)
 
 
 class TransposeFunction(torch.autograd.Function):
@@ -54,7 +24,7 @@ class TransposeFunction(torch.autograd.Function):
 
     @staticmethod
     def setup_context(ctx, inputs, output):
-        _transpose_setup(ctx, inputs, output)
+        _, ctx.dim0, ctx.dim1 = inputs
 
     @staticmethod
     def backward(ctx, grad):
@@ -70,7 +40,8 @@ class PermuteFunction(torch.autograd.Function):
 
     @staticmethod
     def setup_context(ctx, inputs, output):
-        _permute_setup(ctx, inputs, output)
+        self, dims = inputs
+        ctx.inverse = inverse_permutation(permutation_of(self.dim(), dims))
 
     @staticmethod
     def backward(ctx, grad):

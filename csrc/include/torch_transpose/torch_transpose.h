@@ -2,8 +2,8 @@
 // dispatcher, so C++ callers get the same argument checks and CPU/CUDA kernels as Python.
 // Link torch_transpose::torch_transpose; loading the library registers the operators, so
 // TorchScript and AOTInductor artefacts that call them also run.
-// Autograd: the LibTorch library registers C++ autograd kernels (csrc/libtorch/autograd.cpp);
-// under Python the package registers its own. Fake (meta) kernels exist only under Python.
+// Autograd: C++ autograd kernels (csrc/autograd.cpp) are part of the library. Fake (meta)
+// kernels exist only under Python.
 #pragma once
 
 #include <ATen/core/Tensor.h>
