@@ -2,8 +2,9 @@
 # One call on the GPU machine: build for sm_90, run every test file (CUDA included), run a CUDA
 # subset under compute-sanitizer, then benchmark. Everything is logged to $OUT/gpu-check.log
 # (the device tool returns at most 8 files), benchmark results go to $OUT/<name>.{json,csv,md,png}.
-# Environment: BENCH_ARGS (e.g. "--quick"), RUN_BENCH=0, SANITIZE=0, SANITIZE_TOOLS, PYTEST_ARGS,
-# TEST_FILES, INDUCTOR_CXX. Every test file runs, the slow huge-tensor ones (tests/test_huge.py) too.
+# Environment: BENCH_ARGS (e.g. "--quick"), RUN_BENCH=0, SANITIZE=0, SANITIZE_TOOLS, SANITIZE_SCRIPT,
+# PYTEST_ARGS, TEST_FILES, INDUCTOR_CXX. Every test file runs, the slow huge-tensor ones
+# (tests/test_huge.py) too. Each log line carries the time and the seconds since the start.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/gpu-check}
@@ -11,7 +12,7 @@ mkdir -p "$OUT"
 LOG="$OUT/gpu-check.log"
 : > "$LOG"
 export TORCH_CUDA_ARCH_LIST=9.0 PYTHONUNBUFFERED=1 PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
-say() { echo "$*" | tee -a "$LOG"; }
+say() { echo "[$(date -u +%H:%M:%S) +${SECONDS}s] $*" | tee -a "$LOG"; }
 status=0
 
 say "CXX=${CXX:-unset}; $(${CXX:-c++} --version | head -1); system g++: $(/usr/bin/g++ --version | head -1)"
@@ -40,7 +41,10 @@ rm -f "$OUT/pytest.tmp"
 if [[ ${SANITIZE:-1} == 1 ]]; then
   say "== compute-sanitizer on the CUDA subset (tests/test_sanitizer_subset.py as a script)"
   for tool in ${SANITIZE_TOOLS:-memcheck racecheck initcheck}; do
-    compute-sanitizer --tool $tool --error-exitcode 9 python3 tests/test_sanitizer_subset.py > "$OUT/san.tmp" 2>&1
+    # No caching allocator: every tensor is its own allocation, so an access past a tensor's
+    # end is past an allocation's end, which is what the tools can see.
+    PYTORCH_NO_CUDA_MEMORY_CACHING=1 compute-sanitizer --tool $tool --error-exitcode 9 \
+      python3 ${SANITIZE_SCRIPT:-tests/test_sanitizer_subset.py} > "$OUT/san.tmp" 2>&1
     rc=$?
     cat "$OUT/san.tmp" >> "$LOG"
     say "$tool: exit $rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|all cases passed' "$OUT/san.tmp" | tr '\n' ' ')"

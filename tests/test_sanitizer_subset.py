@@ -1,7 +1,7 @@
 """A small CUDA subset that reaches every kernel path, for compute-sanitizer runs (scripts/gpu_check.sh).
 
-Paths: tiled transpose (vectorised interior, scalar interior, masked edges) for each element
-width; row copy (vectorised, strided, short rows); batched; strided out views. Sizes stay
+Paths: tiled transpose (vectorised interior and edges, scalar interior, masked edges) for
+each element width; flat tiles (dense and line walks, vector and scalar); row copy (vectorised, strided, short rows); batched; strided out views. Sizes stay
 small because every access is instrumented.
 """
 import pytest
@@ -29,6 +29,11 @@ def test_kernel_paths(dtype):
         (random_bits((3, 4099), dtype, "cuda"), (0, 1)),           # flat tile: narrow input rows
         (random_bits((301, 8, 5), dtype, "cuda"), (1, 2)),         # flat tile: batch groups, ragged
         (random_bits((7, 40, 3), dtype, "cuda")[:, ::2], (1, 2)),  # flat tile over a strided view
+        (random_bits((200, 144), dtype, "cuda"), (0, 1)),          # vector edge tiles (144 = 128 + 16)
+        (random_bits((200, 144), dtype, "cuda")[:, :130], (0, 1)),  # vectors cut by the dim's end
+        (random_bits((2000, 16), dtype, "cuda"), (0, 1)),          # flat tile: dense load, vector store
+        (random_bits((16, 2000), dtype, "cuda"), (0, 1)),          # flat tile: vector load, dense store
+        (random_bits((300, 8, 8), dtype, "cuda"), (1, 2)),         # flat tile: dense groups
     ]
     for x, (d0, d1) in cases:
         assert_bits_equal(tt.transpose(x, d0, d1), x.transpose(d0, d1).contiguous())
@@ -47,6 +52,8 @@ def test_permute_and_layouts():
     x = random_bits((2, 3, 33, 65), torch.bfloat16, "cuda")
     assert_bits_equal(tt.permute(x, (0, 2, 3, 1)), x.permute(0, 2, 3, 1).contiguous())
     assert_bits_equal(tt.to_memory_format(x, torch.channels_last), x.contiguous(memory_format=torch.channels_last))
+    y = random_bits((3, 30, 4, 5, 60), torch.float32, "cuda")  # flat tile, line walks on both sides
+    assert_bits_equal(tt.permute(y, (4, 2, 0, 3, 1)), y.permute(4, 2, 0, 3, 1).contiguous())
 
 
 if __name__ == "__main__":  # plain script for compute-sanitizer (no pytest machinery)

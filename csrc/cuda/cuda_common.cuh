@@ -1,9 +1,14 @@
 // Pieces shared by every CUDA kernel: element types by width, vectors, batch offsets.
 #pragma once
 
+#if defined(TORCH_TRANSPOSE_CUDA_ON_HOST)
+#include "cuda_on_host.h"  // tests only: the kernels as plain C++ on the CPU
+#else
 #include <cuda_runtime.h>
+#endif
 
 #include <cstdint>
+#include <utility>
 
 #include "../plan/batch_indexer.h"
 #include "fast_divmod.cuh"
@@ -61,5 +66,20 @@ struct DeviceBatchIndexer {
 };
 
 inline int64_t ceil_div(int64_t x, int64_t y) { return (x + y - 1) / y; }
+
+#if !defined(TORCH_TRANSPOSE_CUDA_ON_HOST)
+// The launch's dynamic shared memory (a function, so that tests can supply their own).
+__device__ __forceinline__ unsigned char* dynamic_smem() {
+  extern __shared__ __align__(16) unsigned char smem[];
+  return smem;
+}
+
+// Every launch goes through here, so tests can run the kernels on the CPU (cuda_on_host.h).
+template <typename... KernelArgs, typename... Args>
+void launch_kernel(void (*kernel)(KernelArgs...), unsigned int grid, int threads, size_t smem, cudaStream_t stream,
+                   Args&&... args) {
+  kernel<<<grid, threads, smem, stream>>>(std::forward<Args>(args)...);
+}
+#endif
 
 }  // namespace torch_transpose

@@ -21,20 +21,31 @@ unsigned int grid_for(int64_t work_items, int sm_count) {
   return static_cast<unsigned int>(std::max<int64_t>(1, std::min(work_items, cap)));
 }
 
+// The flat tile kernel for each pair of side vector widths: 16 bytes or one element.
+template <typename T>
+void launch_flat_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_t stream, int sm_count) {
+  constexpr int kFull = 16 / sizeof(T) > 1 ? 16 / sizeof(T) : 1;
+  int load_v = 1, store_v = 1;
+  const FlatTileArgs args = make_flat_tile_args(plan, reinterpret_cast<uintptr_t>(in), reinterpret_cast<uintptr_t>(out), load_v, store_v);
+  const size_t smem = flat_tile_smem_bytes(args, sizeof(T));
+  const unsigned int grid = grid_for(args.total_tiles, sm_count);
+  if (plan.needs_64bit_index) {
+    launch_kernel(flat_tile_transpose_kernel<T, 1, 1, int64_t>, grid, kThreads, smem, stream, in, out, args);
+  } else if (load_v > 1 && store_v > 1) {
+    launch_kernel(flat_tile_transpose_kernel<T, kFull, kFull, int32_t>, grid, kThreads, smem, stream, in, out, args);
+  } else if (load_v > 1) {
+    launch_kernel(flat_tile_transpose_kernel<T, kFull, 1, int32_t>, grid, kThreads, smem, stream, in, out, args);
+  } else if (store_v > 1) {
+    launch_kernel(flat_tile_transpose_kernel<T, 1, kFull, int32_t>, grid, kThreads, smem, stream, in, out, args);
+  } else {
+    launch_kernel(flat_tile_transpose_kernel<T, 1, 1, int32_t>, grid, kThreads, smem, stream, in, out, args);
+  }
+}
+
 template <typename T, int V>
 void launch_transpose(const LayoutPlan& plan, const T* in, T* out, cudaStream_t stream, int sm_count) {
   const int a = plan.in_fast_dim, b = plan.out_fast_dim;
-  if (std::min(plan.sizes[a], plan.sizes[b]) < kNarrowDim) {
-    const FlatTileArgs args = make_flat_tile_args(plan);
-    const size_t smem = flat_tile_smem_bytes(args, sizeof(T));
-    const unsigned int grid = grid_for(args.total_tiles, sm_count);
-    if (plan.needs_64bit_index) {
-      flat_tile_transpose_kernel<T, int64_t><<<grid, kThreads, smem, stream>>>(in, out, args);
-    } else {
-      flat_tile_transpose_kernel<T, int32_t><<<grid, kThreads, smem, stream>>>(in, out, args);
-    }
-    return;
-  }
+  if (std::min(plan.sizes[a], plan.sizes[b]) < kNarrowDim) return launch_flat_tile<T>(plan, in, out, stream, sm_count);
   constexpr int kTile = TileShape<sizeof(T)>::kTile;
   TransposeArgs args;
   args.size_a = plan.sizes[a];
@@ -49,9 +60,9 @@ void launch_transpose(const LayoutPlan& plan, const T* in, T* out, cudaStream_t 
   args.total_tiles = args.batch.count() * args.tiles_a * args.tiles_b;
   const unsigned int grid = grid_for(args.total_tiles, sm_count);
   if (plan.needs_64bit_index) {
-    tile_transpose_kernel<T, 1, int64_t><<<grid, kThreads, 0, stream>>>(in, out, args);
+    launch_kernel(tile_transpose_kernel<T, 1, int64_t>, grid, kThreads, 0, stream, in, out, args);
   } else {
-    tile_transpose_kernel<T, V, int32_t><<<grid, kThreads, 0, stream>>>(in, out, args);
+    launch_kernel(tile_transpose_kernel<T, V, int32_t>, grid, kThreads, 0, stream, in, out, args);
   }
 }
 
@@ -72,9 +83,9 @@ void launch_copy(const LayoutPlan& plan, const T* in, T* out, cudaStream_t strea
     args.total_groups = ceil_div(args.rows, int64_t{kRowsInFlight} * (kThreads >> lanes_log2));
     const unsigned int grid = grid_for(args.total_groups, sm_count);
     if (plan.needs_64bit_index) {
-      row_group_copy_kernel<T, 1, int64_t><<<grid, kThreads, 0, stream>>>(in, out, args);
+      launch_kernel(row_group_copy_kernel<T, 1, int64_t>, grid, kThreads, 0, stream, in, out, args);
     } else {
-      row_group_copy_kernel<T, V, int32_t><<<grid, kThreads, 0, stream>>>(in, out, args);
+      launch_kernel(row_group_copy_kernel<T, V, int32_t>, grid, kThreads, 0, stream, in, out, args);
     }
     return;
   }
@@ -82,9 +93,9 @@ void launch_copy(const LayoutPlan& plan, const T* in, T* out, cudaStream_t strea
   args.total_chunks = args.rows * args.chunks_per_row;
   const unsigned int grid = grid_for(args.total_chunks, sm_count);
   if (plan.needs_64bit_index) {
-    row_chunk_copy_kernel<T, 1, int64_t><<<grid, kThreads, 0, stream>>>(in, out, args);
+    launch_kernel(row_chunk_copy_kernel<T, 1, int64_t>, grid, kThreads, 0, stream, in, out, args);
   } else {
-    row_chunk_copy_kernel<T, V, int32_t><<<grid, kThreads, 0, stream>>>(in, out, args);
+    launch_kernel(row_chunk_copy_kernel<T, V, int32_t>, grid, kThreads, 0, stream, in, out, args);
   }
 }
 

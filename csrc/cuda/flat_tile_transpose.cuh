@@ -1,9 +1,16 @@
 // Transpose for plans with a narrow fast dim (fewer than 32 elements: C = 3 in NCHW -> NHWC,
 // 4194304 x 16, batches of 8 x 8 matrices). A square tile would idle most of its lanes, so the
 // tile spans the whole narrow dim and as much of the other as fits, plus several batch items
-// when both fast dims are narrow. Threads walk the tile flat in input order on load and in
-// output order on store: whenever a side is dense over the tile, its accesses form one
-// contiguous run, so both sides write full lines.
+// when both fast dims are narrow.
+//
+// Each side (load: input order, a fastest; store: output order, b fastest) walks the tile as
+// contiguous runs: one run per line of the side's fast dim ("line" mode), or one run per batch
+// item when the tile is dense on that side ("dense" mode: the narrow dim whole and packed, as
+// the 16 in 4194304 x 16 or the 3 in NHWC). Runs move in V-element vectors (16 bytes) where
+// the side's alignment allows it, element by element otherwise, and a vector cut by the end of
+// the tile moves element by element. Shared memory holds the tile as tile[(g*tile_b + b)*pitch
+// + a] with an odd pitch; its accesses are scalar (a shared-memory bank conflict costs far less
+// here than the global traffic, which is what the vectors save).
 #pragma once
 
 #include "cuda_common.cuh"
@@ -13,23 +20,138 @@ namespace torch_transpose {
 constexpr int kFlatTileBytes = 16384;
 constexpr int kFlatMaxGroup = 256;  // batch items per tile (their offsets live in shared memory)
 
+// How one side walks the tile. "inner" is the side's fast dim (a for the load, b for the
+// store), "outer" the other tile dim.
+struct FlatSide {
+  int64_t s_inner, s_outer;    // strides of inner and outer on this side
+  int inner_len, outer_len;    // the tile's extents
+  int run_len;                 // inner_len (line mode) or inner_len * outer_len (dense mode)
+  bool dense;
+  FastDivmod by_inner;         // a position in the group's runs -> (outer, inner)
+  FastDivmod by_run_vectors;   // a vector index in the group -> (run, vector in run)
+  FastDivmod by_group_vectors; // a vector index in the tile -> (group item, vector in group)
+  uint32_t total_vectors;      // vectors per tile (group items x runs x vectors per run)
+};
+
 struct FlatTileArgs {
   int64_t size_a, size_b;
   int64_t in_sa, in_sb, out_sa, out_sb;
-  int tile_a, tile_b, group, pitch;       // tile extent along a and b, batch items per tile, row pitch
-  FastDivmod by_tile_a, by_tile_b, by_tile_ab;
+  int tile_a, tile_b, group, pitch;  // tile extent along a and b, batch items per tile, row pitch
   int64_t tiles_a, tiles_b, groups, total_tiles, batch_count;
+  FlatSide load, store;
   DeviceBatchIndexer batch;
 };
 
-template <typename T, typename Index>
+// Where the k-th vector of a tile side starts, and whether all of its V elements are inside
+// the tile's share of the problem (then it moves as one 16-byte access).
+struct VectorSpot {
+  int g = -1;                 // batch item in the group; -1: no such vector
+  int outer = 0, inner = 0;   // tile coordinates of its first element
+  uint32_t pos = 0;           // its position in its run
+  bool whole = false;
+};
+
+template <int V>
+__device__ __forceinline__ VectorSpot locate_vector(const FlatSide& side, uint32_t k, int groups_here, int inner_here,
+                                                    int outer_here) {
+  VectorSpot spot;
+  uint32_t g, rest, run, vec, outer, inner;
+  side.by_group_vectors.divmod(k, g, rest);
+  side.by_run_vectors.divmod(rest, run, vec);
+  spot.pos = vec * V;
+  side.by_inner.divmod(run * side.run_len + spot.pos, outer, inner);
+  if (k >= side.total_vectors || static_cast<int>(g) >= groups_here) return spot;
+  spot.g = static_cast<int>(g);
+  spot.outer = static_cast<int>(outer);
+  spot.inner = static_cast<int>(inner);
+  // Dense runs are linear in (outer, inner) and span the whole inner dim; line runs are one
+  // line of inner_here valid elements.
+  spot.whole = V > 1 && (side.dense ? spot.pos + V <= static_cast<uint32_t>(outer_here * side.inner_len)
+                                    : spot.outer < outer_here && spot.inner + V <= inner_here);
+  return spot;
+}
+
+// Calls f(j, outer, inner) for each element j of a vector that lies inside the tile's share.
+template <int V, typename F>
+__device__ __forceinline__ void for_each_element(const FlatSide& side, const VectorSpot& spot, int inner_here,
+                                                 int outer_here, F&& f) {
+  int o = spot.outer, i = spot.inner;
+#pragma unroll
+  for (int j = 0; j < V; ++j) {
+    if (spot.whole || (spot.pos + j < static_cast<uint32_t>(side.run_len) && o < outer_here && i < inner_here)) f(j, o, i);
+    if (++i == side.inner_len) {
+      i = 0;
+      ++o;
+    }
+  }
+}
+
+// Global -> shared, in input order (outer = b, inner = a). Loads are issued kInFlight vectors
+// at a time before any shared store, so their latencies overlap.
+template <typename T, int V, typename Index>
+__device__ __forceinline__ void flat_tile_load(const FlatTileArgs& args, const T* __restrict__ in,
+                                               const int64_t* group_offsets, T* tile, int groups_here, int a_here,
+                                               int b_here) {
+  constexpr int kInFlight = V > 1 ? 4 : 8;
+  const FlatSide& side = args.load;
+  const Index s_inner = static_cast<Index>(side.s_inner), s_outer = static_cast<Index>(side.s_outer);
+  for (uint32_t base = 0; base < side.total_vectors; base += kThreads * kInFlight) {
+    Vec<T, V> v[kInFlight];
+    VectorSpot spot[kInFlight];
+#pragma unroll
+    for (int u = 0; u < kInFlight; ++u) {
+      spot[u] = locate_vector<V>(side, base + u * kThreads + threadIdx.x, groups_here, a_here, b_here);
+      if (spot[u].g < 0) continue;
+      const T* group = in + group_offsets[spot[u].g];
+      if (spot[u].whole) {
+        v[u] = *reinterpret_cast<const Vec<T, V>*>(group + static_cast<Index>(spot[u].outer) * s_outer + spot[u].inner);
+      } else {
+        for_each_element<V>(side, spot[u], a_here, b_here, [&](int j, int o, int i) {
+          v[u].v[j] = group[static_cast<Index>(o) * s_outer + static_cast<Index>(i) * s_inner];
+        });
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kInFlight; ++u) {
+      if (spot[u].g < 0) continue;
+      const int row0 = spot[u].g * args.tile_b;
+      for_each_element<V>(side, spot[u], a_here, b_here,
+                          [&](int j, int o, int i) { tile[(row0 + o) * args.pitch + i] = v[u].v[j]; });
+    }
+  }
+}
+
+// Shared -> global, in output order (outer = a, inner = b). Stores need no batching.
+template <typename T, int V, typename Index>
+__device__ __forceinline__ void flat_tile_store(const FlatTileArgs& args, T* __restrict__ out,
+                                                const int64_t* group_offsets, const T* tile, int groups_here,
+                                                int a_here, int b_here) {
+  const FlatSide& side = args.store;
+  const Index s_inner = static_cast<Index>(side.s_inner), s_outer = static_cast<Index>(side.s_outer);
+  for (uint32_t k = threadIdx.x; k < side.total_vectors; k += kThreads) {
+    const VectorSpot spot = locate_vector<V>(side, k, groups_here, b_here, a_here);
+    if (spot.g < 0) continue;
+    const int row0 = spot.g * args.tile_b;
+    T* group = out + group_offsets[spot.g];
+    Vec<T, V> w;
+    for_each_element<V>(side, spot, b_here, a_here,
+                        [&](int j, int o, int i) { w.v[j] = tile[(row0 + i) * args.pitch + o]; });
+    if (spot.whole) {
+      *reinterpret_cast<Vec<T, V>*>(group + static_cast<Index>(spot.outer) * s_outer + spot.inner) = w;
+    } else {
+      for_each_element<V>(side, spot, b_here, a_here, [&](int j, int o, int i) {
+        group[static_cast<Index>(o) * s_outer + static_cast<Index>(i) * s_inner] = w.v[j];
+      });
+    }
+  }
+}
+
+template <typename T, int VIN, int VOUT, typename Index>
 __global__ void __launch_bounds__(kThreads)
 flat_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const FlatTileArgs args) {
-  extern __shared__ __align__(16) unsigned char smem[];
-  int64_t* in_offsets = reinterpret_cast<int64_t*>(smem);
+  int64_t* in_offsets = reinterpret_cast<int64_t*>(dynamic_smem());
   int64_t* out_offsets = in_offsets + kFlatMaxGroup;
-  T* tile = reinterpret_cast<T*>(out_offsets + kFlatMaxGroup);  // tile[(g * tile_b + b) * pitch + a]
-  const uint32_t elems = static_cast<uint32_t>(args.tile_a * args.tile_b), total = elems * args.group;
+  T* tile = reinterpret_cast<T*>(out_offsets + kFlatMaxGroup);
   const int64_t batch_count = args.batch_count;
 
   for (int64_t t = blockIdx.x; t < args.total_tiles; t += gridDim.x) {
@@ -38,56 +160,72 @@ flat_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const 
     const int64_t ta = rest % args.tiles_a;
     const int64_t g0 = (rest / args.tiles_a) * args.group;
     const int groups_here = static_cast<int>(min(static_cast<int64_t>(args.group), batch_count - g0));
-    for (int g = threadIdx.x; g < groups_here; g += kThreads) args.batch.offsets(g0 + g, in_offsets[g], out_offsets[g]);
-    __syncthreads();
     const int64_t a0 = ta * args.tile_a, b0 = tb * args.tile_b;
+    // Each batch item's offset, with the tile's origin folded in.
+    for (int g = threadIdx.x; g < groups_here; g += kThreads) {
+      int64_t in_off, out_off;
+      args.batch.offsets(g0 + g, in_off, out_off);
+      in_offsets[g] = in_off + a0 * args.in_sa + b0 * args.in_sb;
+      out_offsets[g] = out_off + a0 * args.out_sa + b0 * args.out_sb;
+    }
+    __syncthreads();
     const int a_here = static_cast<int>(min(static_cast<int64_t>(args.tile_a), args.size_a - a0));
     const int b_here = static_cast<int>(min(static_cast<int64_t>(args.tile_b), args.size_b - b0));
-    const T* src = in + a0 * args.in_sa + b0 * args.in_sb;
-    T* dst = out + a0 * args.out_sa + b0 * args.out_sb;
-    const Index in_sa = static_cast<Index>(args.in_sa), in_sb = static_cast<Index>(args.in_sb);
-    const Index out_sa = static_cast<Index>(args.out_sa), out_sb = static_cast<Index>(args.out_sb);
-
-    // One predicate for both phases: (g, a, b) inside this tile's share of the problem.
-    auto inside = [&](uint32_t g, uint32_t a, uint32_t b) {
-      return static_cast<int>(g) < groups_here && static_cast<int>(a) < a_here && static_cast<int>(b) < b_here;
-    };
-    // Loads go out kLoadsInFlight at a time before any shared store, so their latencies overlap.
-    constexpr int kLoadsInFlight = 8;
-    for (uint32_t base = 0; base < total; base += kThreads * kLoadsInFlight) {
-      T v[kLoadsInFlight];
-      int slot[kLoadsInFlight];
-#pragma unroll
-      for (int u = 0; u < kLoadsInFlight; ++u) {
-        const uint32_t k = base + u * kThreads + threadIdx.x;
-        uint32_t g, r, a, b;
-        args.by_tile_ab.divmod(k, g, r);
-        args.by_tile_a.divmod(r, b, a);  // input order: a fastest
-        slot[u] = -1;
-        if (k < total && inside(g, a, b)) {
-          slot[u] = static_cast<int>((g * args.tile_b + b) * args.pitch + a);
-          v[u] = src[in_offsets[g] + static_cast<Index>(a) * in_sa + static_cast<Index>(b) * in_sb];
-        }
-      }
-#pragma unroll
-      for (int u = 0; u < kLoadsInFlight; ++u)
-        if (slot[u] >= 0) tile[slot[u]] = v[u];
-    }
+    flat_tile_load<T, VIN, Index>(args, in, in_offsets, tile, groups_here, a_here, b_here);
     __syncthreads();
-    for (uint32_t k = threadIdx.x; k < total; k += kThreads) {
-      uint32_t g, r, a, b;
-      args.by_tile_ab.divmod(k, g, r);
-      args.by_tile_b.divmod(r, a, b);  // output order: b fastest
-      if (inside(g, a, b))
-        dst[out_offsets[g] + static_cast<Index>(a) * out_sa + static_cast<Index>(b) * out_sb] = tile[(g * args.tile_b + b) * args.pitch + a];
-    }
+    flat_tile_store<T, VOUT, Index>(args, out, out_offsets, tile, groups_here, a_here, b_here);
     __syncthreads();  // the next tile reuses the shared buffers
   }
 }
 
-// Picks the tile: the narrow dim whole, the other as long as the byte budget allows (a
-// multiple of 32 elements), then as many batch items as still fit.
-inline FlatTileArgs make_flat_tile_args(const LayoutPlan& plan) {
+// ---- host side: tile shape, side walks and their vector widths ---------------------------------
+
+namespace flat_tile_detail {
+
+// The widest vector (in elements, at most 16 bytes) one side can use: unit stride on its fast
+// dim, and every run start aligned: the base address, each batch stride, the step between
+// tiles and (in line mode) the step between lines.
+inline int side_vector_elems(const LayoutPlan& plan, const int64_t* strides, uintptr_t address, int fast,
+                             int other, int64_t fast_tile_step, int64_t other_tile_step, const FlatSide& side) {
+  if (side.s_inner != 1) return 1;
+  for (int v = 16 / plan.element_bytes; v > 1; v /= 2) {
+    bool ok = address % (static_cast<uintptr_t>(v) * plan.element_bytes) == 0 && fast_tile_step % v == 0 &&
+              other_tile_step % v == 0 && (side.dense || side.s_outer % v == 0);
+    for (int d = 0; d < plan.rank; ++d)
+      if (d != fast && d != other && strides[d] % v != 0) ok = false;
+    if (ok) return v;
+  }
+  return 1;
+}
+
+inline FlatSide make_side(int64_t s_inner, int64_t s_outer, int inner_len, int outer_len, int64_t inner_size,
+                          int group, int vector_elems) {
+  FlatSide side;
+  side.s_inner = s_inner;
+  side.s_outer = s_outer;
+  side.inner_len = inner_len;
+  side.outer_len = outer_len;
+  // Dense: the tile holds the whole inner dim and lines follow each other without a gap.
+  side.dense = s_inner == 1 && inner_len == inner_size && s_outer == inner_size;
+  side.run_len = side.dense ? inner_len * outer_len : inner_len;
+  const int runs = side.dense ? 1 : outer_len;
+  const uint32_t run_vectors = static_cast<uint32_t>(ceil_div(side.run_len, vector_elems));
+  side.by_inner = FastDivmod(static_cast<uint32_t>(inner_len));
+  side.by_run_vectors = FastDivmod(run_vectors);
+  side.by_group_vectors = FastDivmod(run_vectors * runs);
+  side.total_vectors = run_vectors * runs * group;
+  return side;
+}
+
+}  // namespace flat_tile_detail
+
+// Picks the tile (the narrow dim whole, the other as long as the byte budget allows, a multiple
+// of 32 elements, then as many batch items as still fit) and each side's walk. Each side's
+// vector width goes in *_vector_elems: 16 bytes or 1 element (the kernels are instantiated for
+// those two only).
+inline FlatTileArgs make_flat_tile_args(const LayoutPlan& plan, uintptr_t in_address, uintptr_t out_address,
+                                        int& load_vector_elems, int& store_vector_elems) {
+  using namespace flat_tile_detail;
   const int a = plan.in_fast_dim, b = plan.out_fast_dim;
   FlatTileArgs args;
   args.size_a = plan.sizes[a];
@@ -109,15 +247,25 @@ inline FlatTileArgs make_flat_tile_args(const LayoutPlan& plan) {
   args.batch = DeviceBatchIndexer::from_plan(plan);
   args.batch_count = args.batch.count();
   const int64_t per_tile = static_cast<int64_t>(args.tile_a) * args.tile_b;
-  args.group = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>({kFlatMaxGroup, capacity / per_tile, args.batch.count()})));
+  args.group = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>({kFlatMaxGroup, capacity / per_tile, args.batch_count})));
   args.pitch = args.tile_a + (args.tile_a % 2 == 0 ? 1 : 0);  // odd pitch: column reads spread over banks
-  args.by_tile_a = FastDivmod(args.tile_a);
-  args.by_tile_b = FastDivmod(args.tile_b);
-  args.by_tile_ab = FastDivmod(static_cast<uint32_t>(per_tile));
   args.tiles_a = ceil_div(args.size_a, args.tile_a);
   args.tiles_b = ceil_div(args.size_b, args.tile_b);
-  args.groups = ceil_div(args.batch.count(), args.group);
+  args.groups = ceil_div(args.batch_count, args.group);
   args.total_tiles = args.groups * args.tiles_a * args.tiles_b;
+
+  const int full = 16 / plan.element_bytes;
+  auto widest = [&](int v) { return v == full ? full : 1; };
+  // Steps between tiles along a and b, in elements of each side (0 when there is one tile).
+  const int64_t step_a = args.tiles_a > 1 ? args.tile_a : 0, step_b = args.tiles_b > 1 ? args.tile_b : 0;
+  FlatSide load = make_side(args.in_sa, args.in_sb, args.tile_a, args.tile_b, args.size_a, args.group, 1);
+  load_vector_elems = plan.needs_64bit_index ? 1 : widest(side_vector_elems(plan, plan.in_strides, in_address, a, b,
+                                                                               step_a * args.in_sa, step_b * args.in_sb, load));
+  FlatSide store = make_side(args.out_sb, args.out_sa, args.tile_b, args.tile_a, args.size_b, args.group, 1);
+  store_vector_elems = plan.needs_64bit_index ? 1 : widest(side_vector_elems(plan, plan.out_strides, out_address, b, a,
+                                                                                step_b * args.out_sb, step_a * args.out_sa, store));
+  args.load = make_side(args.in_sa, args.in_sb, args.tile_a, args.tile_b, args.size_a, args.group, load_vector_elems);
+  args.store = make_side(args.out_sb, args.out_sa, args.tile_b, args.tile_a, args.size_b, args.group, store_vector_elems);
   return args;
 }
 

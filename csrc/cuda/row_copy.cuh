@@ -9,7 +9,7 @@
 
 namespace torch_transpose {
 
-constexpr int kCopyUnroll = 4;
+constexpr int kCopyUnroll = 8;  // 8 x 16-byte loads in flight per thread (4 reached 0.94 of copy)
 
 struct CopyArgs {
   int64_t n;  // row length
@@ -46,7 +46,7 @@ row_chunk_copy_kernel(const T* __restrict__ in, T* __restrict__ out, const CopyA
   }
 }
 
-constexpr int kRowsInFlight = 4;
+constexpr int kRowsInFlight = 8;  // rows in flight per thread (4 reached 0.94-0.95 of copy)
 
 // Each lane owns at most one V-vector of a row (lanes >= vectors per row by construction) and
 // handles kRowsInFlight rows at once, so several loads are in flight per thread.

@@ -3,11 +3,11 @@
 // Dim `a` is the input's fastest dim, `b` the output's. A block owns a TILE x TILE tile: it
 // loads it walking `a` (coalesced reads), parks it in shared memory, and stores it walking `b`
 // (coalesced writes); the transpose lives in the index math of the store.
-// * Interior tiles with V > 1 (aligned, unit-stride fast dims): 16-byte global accesses, one
-//   16-byte shared store per vector, and an XOR swizzle of 16-byte chunks (chunk c of tile row
-//   r sits at c ^ (r / V)) so that the column gathers of the store phase hit distinct banks.
-// * Interior tiles with V == 1 and all edge tiles: scalar, rows padded against bank conflicts;
-//   edge tiles use one bounds predicate, symmetric under the transpose, for load and store.
+// * V > 1 (aligned, unit-stride fast dims): 16-byte global accesses, one 16-byte shared store
+//   per vector, and an XOR swizzle of 16-byte chunks (chunk c of tile row r sits at c ^ (r / V))
+//   so that the column gathers of the store phase hit distinct banks. Edge tiles mask vectors.
+// * V == 1: scalar, rows padded against bank conflicts; edge tiles use one bounds predicate,
+//   symmetric under the transpose, for load and store.
 #pragma once
 
 #include "cuda_common.cuh"
@@ -17,7 +17,8 @@ namespace torch_transpose {
 // Tile side in elements: each tile row is at least one 128-byte line for every width, and
 // 2-byte tiles are 128 wide so that each thread keeps 8 vector loads in flight (64x64 bf16
 // tiles left only 2 and reached 0.81 of copy on the H200, 2026-11-29).
-template <int E> struct TileShape { static constexpr int kTile = E <= 2 ? 128 : (E == 4 ? 64 : 32); };
+// 8-byte tiles are 64 wide for the same reason (32x32 left 2 loads in flight: 0.88 of copy).
+template <int E> struct TileShape { static constexpr int kTile = E <= 2 ? 128 : (E <= 8 ? 64 : 32); };
 template <int E> struct TilePad { static constexpr int kPad = E >= 4 ? 1 : 4 / E; };
 
 struct TransposeArgs {
@@ -27,19 +28,74 @@ struct TransposeArgs {
   DeviceBatchIndexer batch;
 };
 
+// One tile with V-element vectors (V > 1). The plan guarantees in_sa == out_sb == 1 and every
+// other stride and both base addresses aligned to V elements. All loads are issued before the
+// first shared store (compile-time trip counts), so each thread keeps kIters loads in flight.
+// kEdge: the tile crosses the end of dim a or b. Whole vectors are then masked one by one and a
+// vector cut by the end of its dim moves element by element, so edge tiles keep 16-byte
+// accesses (bf16 NCHW->NHWC at 64x128x56x56, one edge tile in 25, ran at 0.6 of copy with
+// scalar edge tiles).
+template <typename T, int V, bool kEdge, typename Index, typename Args>
+__device__ __forceinline__ void vector_tile(const T* __restrict__ src, T* __restrict__ dst, Index a0, Index b0,
+                                            Index in_sb, Index out_sa, const Args& args, T* tile, Vec<T, V>* chunks) {
+  constexpr int kTile = TileShape<sizeof(T)>::kTile;
+  constexpr int kTx = kTile / V;       // threads (and chunks) per tile row
+  constexpr int kTy = kThreads / kTx;  // tile rows per pass
+  constexpr int kIters = kTile / kTy;
+  static_assert(kTile % V == 0 && kThreads % kTx == 0 && (kTx & (kTx - 1)) == 0, "tile must split evenly");
+  const int tx = threadIdx.x % kTx, ty = threadIdx.x / kTx;
+  // Elements of this thread's vector column still inside dim a (load) and dim b (store).
+  const int64_t a_left = args.size_a - (static_cast<int64_t>(a0) + tx * V);
+  const int64_t b_left = args.size_b - (static_cast<int64_t>(b0) + tx * V);
+  Vec<T, V> v[kIters];
+#pragma unroll
+  for (int i = 0; i < kIters; ++i) {
+    const int row = ty + i * kTy;  // walks b
+    // Addresses are formed only for elements inside the tensor: the 32-bit index is proven
+    // for those alone.
+    if (kEdge && (static_cast<int64_t>(b0) + row >= args.size_b || a_left <= 0)) continue;
+    const T* p = src + (b0 + row) * in_sb + a0 + tx * V;
+    if (!kEdge || a_left >= V) {
+      v[i] = *reinterpret_cast<const Vec<T, V>*>(p);
+    } else {
+#pragma unroll
+      for (int k = 0; k < V; ++k)
+        if (k < a_left) v[i].v[k] = p[k];
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < kIters; ++i) {
+    const int r = ty + i * kTy;
+    chunks[r * kTx + (tx ^ ((r / V) % kTx))] = v[i];
+  }
+  __syncthreads();
+#pragma unroll
+  for (int i = 0; i < kIters; ++i) {  // r walks a; gather V consecutive b from rows tx*V+k
+    const int r = ty + i * kTy;
+    if (kEdge && (static_cast<int64_t>(a0) + r >= args.size_a || b_left <= 0)) continue;
+    Vec<T, V> w;
+#pragma unroll
+    for (int k = 0; k < V; ++k) w.v[k] = tile[(tx * V + k) * kTile + (((r / V) ^ tx) * V) + r % V];
+    T* p = dst + (a0 + r) * out_sa + b0 + tx * V;
+    if (!kEdge || b_left >= V) {
+      *reinterpret_cast<Vec<T, V>*>(p) = w;
+    } else {
+#pragma unroll
+      for (int k = 0; k < V; ++k)
+        if (k < b_left) p[k] = w.v[k];
+    }
+  }
+}
+
 template <typename T, int V, typename Index>
 __global__ void __launch_bounds__(kThreads)
 tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const TransposeArgs args) {
   constexpr int kTile = TileShape<sizeof(T)>::kTile;
   constexpr int kPitch = kTile + TilePad<sizeof(T)>::kPad;  // scalar layout
-  constexpr int kTx = kTile / V;                             // threads (and chunks) per tile row
-  constexpr int kTy = kThreads / kTx;                        // tile rows per pass
-  static_assert(kTile % V == 0 && kThreads % kTx == 0 && (kTx & (kTx - 1)) == 0, "tile must split evenly");
   __shared__ __align__(16) unsigned char smem[kTile * kPitch * sizeof(T)];
   T* tile = reinterpret_cast<T*>(smem);
   Vec<T, V>* chunks = reinterpret_cast<Vec<T, V>*>(smem);
 
-  const int tx = threadIdx.x % kTx, ty = threadIdx.x / kTx;
   const Index in_sa = static_cast<Index>(args.in_sa), in_sb = static_cast<Index>(args.in_sb);
   const Index out_sa = static_cast<Index>(args.out_sa), out_sb = static_cast<Index>(args.out_sb);
 
@@ -54,28 +110,11 @@ tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const Trans
     const Index a0 = static_cast<Index>(ta * kTile), b0 = static_cast<Index>(tb * kTile);
     const bool interior = static_cast<int64_t>(a0) + kTile <= args.size_a && static_cast<int64_t>(b0) + kTile <= args.size_b;
 
-    if (interior && V > 1) {
-      // The plan guarantees in_sa == out_sb == 1 and every other stride and both base
-      // addresses aligned to V elements. All loads are issued before the first shared store
-      // (compile-time trip counts), so each thread keeps kIters loads in flight.
-      constexpr int kIters = kTile / kTy;
-      Vec<T, V> v[kIters];
-#pragma unroll
-      for (int i = 0; i < kIters; ++i)
-        v[i] = *reinterpret_cast<const Vec<T, V>*>(src + (b0 + ty + i * kTy) * in_sb + a0 + tx * V);
-#pragma unroll
-      for (int i = 0; i < kIters; ++i) {
-        const int r = ty + i * kTy;
-        chunks[r * kTx + (tx ^ ((r / V) % kTx))] = v[i];
-      }
-      __syncthreads();
-#pragma unroll
-      for (int i = 0; i < kIters; ++i) {  // r walks a; gather V consecutive b from rows tx*V+k
-        const int r = ty + i * kTy;
-        Vec<T, V> w;
-#pragma unroll
-        for (int k = 0; k < V; ++k) w.v[k] = tile[(tx * V + k) * kTile + (((r / V) ^ tx) * V) + r % V];
-        *reinterpret_cast<Vec<T, V>*>(dst + (a0 + r) * out_sa + b0 + tx * V) = w;
+    if constexpr (V > 1) {
+      if (interior) {
+        vector_tile<T, V, false>(src, dst, a0, b0, in_sb, out_sa, args, tile, chunks);
+      } else {
+        vector_tile<T, V, true>(src, dst, a0, b0, in_sb, out_sa, args, tile, chunks);
       }
     } else if (interior) {
       constexpr int kSx = kTile < kThreads ? kTile : kThreads, kSy = kThreads / kSx;

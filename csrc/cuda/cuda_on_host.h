@@ -1,0 +1,106 @@
+// Runs this library's CUDA kernels on the CPU, for tests only (tests/cpp/test_kernels_on_host.cpp).
+//
+// Compiled with TORCH_TRANSPOSE_CUDA_ON_HOST, the .cuh kernels build as plain C++: each block
+// runs as kThreads std::threads that meet at a barrier for every __syncthreads(), blocks one
+// after another. Index math, masks, vector paths and tile shapes then get checked on machines
+// without a GPU (CI), on every problem the plan can produce. Timing means nothing here, and
+// only the GPU machine proves the real thing; this catches indexing bugs before a GPU run.
+#pragma once
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __launch_bounds__(...)
+#define __align__(n) __attribute__((aligned(n)))
+#define __shared__ static
+
+struct alignas(8) uint2 { unsigned int x, y; };
+struct alignas(16) uint4 { unsigned int x, y, z, w; };
+struct dim3 { unsigned int x = 0, y = 0, z = 0; };
+
+using cudaStream_t = void*;
+enum cudaError_t { cudaSuccess = 0, cudaErrorInvalidValue = 1 };
+inline cudaError_t cudaGetLastError() { return cudaSuccess; }
+
+inline thread_local dim3 threadIdx;
+inline thread_local dim3 blockIdx;
+inline dim3 gridDim;
+
+inline unsigned int __umulhi(unsigned int a, unsigned int b) {
+  return static_cast<unsigned int>((static_cast<uint64_t>(a) * b) >> 32);
+}
+template <typename T> inline T min(T a, T b) { return std::min(a, b); }
+
+namespace torch_transpose {
+
+// Dynamic shared memory, one array for every launch (blocks run one at a time).
+alignas(16) inline unsigned char dynamic_smem_bytes[1 << 17];
+inline unsigned char* dynamic_smem() { return dynamic_smem_bytes; }
+
+namespace host_emulation {
+
+// A reusable barrier for the threads of one block.
+class BlockBarrier {
+ public:
+  explicit BlockBarrier(int count) : count_(count) {}
+  void wait() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    const uint64_t phase = phase_;
+    if (++arrived_ == count_) {
+      arrived_ = 0;
+      ++phase_;
+      cv_.notify_all();
+    } else {
+      cv_.wait(lock, [&] { return phase_ != phase; });
+    }
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  int count_, arrived_ = 0;
+  uint64_t phase_ = 0;
+};
+
+inline thread_local BlockBarrier* current_barrier = nullptr;
+
+}  // namespace host_emulation
+}  // namespace torch_transpose
+
+inline void __syncthreads() { torch_transpose::host_emulation::current_barrier->wait(); }
+
+namespace torch_transpose {
+
+// The <<<grid, threads, smem, stream>>> launch, emulated: `threads` host threads, each running
+// every block in turn, meeting at the barrier between blocks.
+template <typename... KernelArgs, typename... Args>
+void launch_kernel(void (*kernel)(KernelArgs...), unsigned int grid, int threads, size_t /*smem*/,
+                   cudaStream_t /*stream*/, Args&&... args) {
+  host_emulation::BlockBarrier barrier(threads);
+  gridDim.x = grid;
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back([&, t] {
+      threadIdx.x = static_cast<unsigned int>(t);
+      host_emulation::current_barrier = &barrier;
+      for (unsigned int b = 0; b < grid; ++b) {
+        blockIdx.x = b;
+        kernel(args...);
+        barrier.wait();
+      }
+    });
+  }
+  for (auto& thread : pool) thread.join();
+}
+
+}  // namespace torch_transpose

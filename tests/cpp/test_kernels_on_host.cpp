@@ -1,0 +1,247 @@
+// The CUDA kernels' index math, run on the CPU (csrc/cuda/cuda_on_host.h): every launcher path
+// (square tiles with interior and edge vectors, flat tiles with dense and line walks, row
+// copies) against a reference strided copy, with poisoned outputs and guard bytes around the
+// output view. Built with -fsanitize=alignment, so a vector access the plan did not prove
+// aligned fails here as it would fault on the GPU. No torch, no GPU: this runs in CI.
+#define TORCH_TRANSPOSE_CUDA_ON_HOST
+#include "cuda/cuda_kernels.cu"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "plan/layout_plan.h"
+
+namespace {
+
+using torch_transpose::LayoutPlan;
+using torch_transpose::LayoutProblem;
+
+constexpr unsigned char kPoison = 0xAB;
+
+// A 64-byte aligned byte buffer (std::vector gives no alignment promise beyond new's).
+struct Buffer {
+  explicit Buffer(size_t bytes) : data(static_cast<unsigned char*>(std::aligned_alloc(64, (bytes + 63) / 64 * 64 + 64))) {}
+  ~Buffer() { std::free(data); }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  unsigned char* data;
+};
+
+// One case: the result shape, each side's strides (in elements, result-dim order), each side's
+// element offset from an aligned base, and the element width.
+struct Case {
+  std::vector<int64_t> sizes, in_strides, out_strides;
+  int64_t in_offset = 0, out_offset = 0;
+  int element_bytes = 4;
+  std::string name;
+};
+
+int64_t span(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
+  int64_t last = 0;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    if (sizes[d] == 0) return 0;
+    last += (sizes[d] - 1) * strides[d];
+  }
+  return last + 1;
+}
+
+// Visits every index of `sizes`, giving the input and output element offsets.
+template <typename F>
+void for_each_index(const Case& c, F&& f) {
+  const size_t rank = c.sizes.size();
+  for (int64_t s : c.sizes)
+    if (s == 0) return;
+  std::vector<int64_t> idx(rank, 0);
+  while (true) {
+    int64_t in = c.in_offset, out = c.out_offset;
+    for (size_t d = 0; d < rank; ++d) {
+      in += idx[d] * c.in_strides[d];
+      out += idx[d] * c.out_strides[d];
+    }
+    f(in, out);
+    size_t d = rank;
+    while (d > 0) {
+      --d;
+      if (++idx[d] < c.sizes[d]) break;
+      idx[d] = 0;
+      if (d == 0) return;
+    }
+    if (rank == 0) return;
+  }
+}
+
+// Runs the CUDA launcher on the CPU and checks every output element and every guard byte.
+void check_case(const Case& c, int sm_count = 1) {
+  SCOPED_TRACE(c.name);
+  const int e = c.element_bytes;
+  const int64_t in_elems = c.in_offset + span(c.sizes, c.in_strides) + 3;
+  const int64_t out_elems = c.out_offset + span(c.sizes, c.out_strides) + 3;  // guard after the view
+  Buffer in(in_elems * e), out(out_elems * e);
+  std::mt19937 rng(static_cast<unsigned>(in_elems * 31 + out_elems));
+  for (int64_t i = 0; i < in_elems * e; ++i) in.data[i] = static_cast<unsigned char>(rng());
+  std::memset(out.data, kPoison, out_elems * e);
+
+  LayoutProblem problem;
+  problem.sizes = c.sizes;
+  problem.in_strides = c.in_strides;
+  problem.out_strides = c.out_strides;
+  problem.element_bytes = e;
+  problem.in_address = reinterpret_cast<uintptr_t>(in.data + c.in_offset * e);
+  problem.out_address = reinterpret_cast<uintptr_t>(out.data + c.out_offset * e);
+  const LayoutPlan plan = torch_transpose::plan_layout_copy(problem);
+  SCOPED_TRACE(plan.explain());
+  ASSERT_EQ(torch_transpose::run_layout_plan_cuda(plan, in.data + c.in_offset * e, out.data + c.out_offset * e, nullptr, sm_count), 0);
+
+  std::vector<unsigned char> expected(out_elems * e, kPoison);
+  for_each_index(c, [&](int64_t i, int64_t o) { std::memcpy(&expected[o * e], in.data + i * e, e); });
+  int64_t bad = 0, first_bad = -1;
+  for (int64_t i = 0; i < out_elems * e; ++i)
+    if (out.data[i] != expected[i] && bad++ == 0) first_bad = i;
+  EXPECT_EQ(bad, 0) << "first wrong byte " << first_bad << " (element " << (first_bad / e) << ")";
+}
+
+std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& shape) {
+  std::vector<int64_t> strides(shape.size());
+  int64_t s = 1;
+  for (int d = static_cast<int>(shape.size()) - 1; d >= 0; --d) {
+    strides[d] = s;
+    s *= std::max<int64_t>(shape[d], 1);
+  }
+  return strides;
+}
+
+// x.permute(dims).contiguous() for x of `shape` with `in_strides` (contiguous when empty).
+Case permute_case(std::vector<int64_t> shape, std::vector<int> dims, int element_bytes,
+                  std::vector<int64_t> in_strides = {}, int64_t in_offset = 0) {
+  if (in_strides.empty()) in_strides = contiguous_strides(shape);
+  Case c;
+  c.element_bytes = element_bytes;
+  c.in_offset = in_offset;
+  for (int d : dims) {
+    c.sizes.push_back(shape[d]);
+    c.in_strides.push_back(in_strides[d]);
+  }
+  c.out_strides = contiguous_strides(c.sizes);
+  c.name = "shape";
+  for (int64_t s : shape) c.name += " " + std::to_string(s);
+  c.name += " dims";
+  for (int d : dims) c.name += " " + std::to_string(d);
+  c.name += " e=" + std::to_string(element_bytes) + " in_offset=" + std::to_string(in_offset);
+  return c;
+}
+
+const int kWidths[] = {1, 2, 4, 8, 16};
+
+TEST(KernelsOnHost, SquareTilesInteriorAndEdges) {
+  for (int e : kWidths) {
+    check_case(permute_case({200, 136}, {1, 0}, e));    // edge tiles on both dims, aligned vectors
+    check_case(permute_case({3, 136, 49}, {0, 2, 1}, e));  // NCHW -> NHWC-like: 49 is not a tile multiple
+    check_case(permute_case({130, 257}, {1, 0}, e));    // odd: scalar tiles
+    check_case(permute_case({128, 256}, {1, 0}, e));    // interior only for most widths
+  }
+}
+
+TEST(KernelsOnHost, SquareTilesPartialVectorsAndOffsets) {
+  for (int e : kWidths) {
+    // x[:, :130] of a 200 x 136 buffer: aligned rows, a fast dim that ends inside a vector.
+    check_case(permute_case({200, 130}, {1, 0}, e, {136, 1}));
+    check_case(permute_case({200, 130}, {1, 0}, e, {136, 1}, 1));  // misaligned base: narrower vectors
+    check_case(permute_case({96, 80}, {1, 0}, e, {80, 1}, 8));
+  }
+}
+
+TEST(KernelsOnHost, FlatTilesDenseAndLineWalks) {
+  for (int e : kWidths) {
+    check_case(permute_case({2000, 16}, {1, 0}, e));   // dense load, line store
+    check_case(permute_case({16, 2000}, {1, 0}, e));   // line load, dense store
+    check_case(permute_case({1500, 3}, {1, 0}, e));
+    check_case(permute_case({3, 1500}, {1, 0}, e));
+    check_case(permute_case({999, 7}, {1, 0}, e));
+    check_case(permute_case({300, 8, 8}, {0, 2, 1}, e));  // groups of tiny matrices
+    check_case(permute_case({5, 130, 3}, {0, 2, 1}, e));
+    check_case(permute_case({2, 3, 20, 22}, {0, 2, 3, 1}, e));  // NCHW -> NHWC, C = 3
+    check_case(permute_case({2, 20, 22, 3}, {0, 3, 1, 2}, e));  // NHWC -> NCHW, C = 3
+    check_case(permute_case({2, 3, 4, 5, 6}, {4, 2, 0, 3, 1}, e));
+    check_case(permute_case({3, 30, 4, 5, 60}, {4, 2, 0, 3, 1}, e));  // fast dims 60 and 30
+  }
+}
+
+TEST(KernelsOnHost, FlatTilesStridedAndMisaligned) {
+  for (int e : kWidths) {
+    check_case(permute_case({700, 16}, {1, 0}, e, {17, 1}));      // rows with a gap: line load
+    check_case(permute_case({700, 16}, {1, 0}, e, {16, 1}, 3));   // dense but misaligned base
+    check_case(permute_case({700, 12}, {1, 0}, e, {1, 700}));     // column-major input: a copy
+    check_case(permute_case({50, 3}, {1, 0}, e, {6, 2}));         // stepped fast dim
+  }
+}
+
+TEST(KernelsOnHost, CopiesShortAndLongRows) {
+  for (int e : kWidths) {
+    check_case(permute_case({4, 50, 3, 128}, {0, 2, 1, 3}, e));  // BSHD -> BHSD: short rows
+    check_case(permute_case({3, 5000}, {0, 1}, e, {5003, 1}));   // long rows
+    check_case(permute_case({7, 33}, {0, 1}, e, {40, 1}, 1));
+  }
+}
+
+TEST(KernelsOnHost, OutputViewsKeepTheirGuards) {
+  // transpose into the columns [3, 3 + m) of a wider buffer, and into a stepped view.
+  for (int e : kWidths) {
+    Case c = permute_case({90, 40}, {1, 0}, e);
+    c.out_strides = {100, 1};
+    c.out_offset = 3;
+    c.name += " out=buf[:, 3:93]";
+    check_case(c);
+    Case d = permute_case({40, 6}, {1, 0}, e);
+    d.out_strides = {80, 2};
+    d.out_offset = 1;
+    d.name += " out=buf[:, 1::2]";
+    check_case(d);
+  }
+}
+
+TEST(KernelsOnHost, GridSmallerThanWork) {
+  // sm_count 1 caps the grid at 64 blocks: every kernel's grid-stride loop runs.
+  check_case(permute_case({600, 520}, {1, 0}, 4));
+  check_case(permute_case({20000, 3}, {1, 0}, 4));
+  check_case(permute_case({3000, 8, 8}, {0, 2, 1}, 2));
+}
+
+TEST(KernelsOnHost, RandomPermutations) {
+  std::mt19937 rng(1234);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  const int64_t sizes_pool[] = {1, 2, 3, 5, 7, 8, 16, 31, 32, 33, 40, 64, 65};
+  for (int trial = 0; trial < 150; ++trial) {
+    const int rank = pick(2, 4);
+    std::vector<int64_t> shape(rank);
+    int64_t numel = 1;
+    for (auto& s : shape) {
+      s = sizes_pool[pick(0, 12)];
+      numel *= s;
+    }
+    if (numel > 60000) continue;
+    std::vector<int> dims(rank);
+    std::iota(dims.begin(), dims.end(), 0);
+    std::shuffle(dims.begin(), dims.end(), rng);
+    // Input: contiguous, or with padded rows (a gap in the fastest dim's parent), or a step.
+    std::vector<int64_t> strides = contiguous_strides(shape);
+    const int layout = pick(0, 2);
+    if (layout == 1) {
+      std::vector<int64_t> padded = shape;
+      padded.back() += pick(1, 5);
+      strides = contiguous_strides(padded);
+    } else if (layout == 2) {
+      for (auto& s : strides) s *= 2;
+    }
+    check_case(permute_case(shape, dims, kWidths[pick(0, 4)], strides, pick(0, 2) == 0 ? pick(1, 9) : 0));
+    if (HasFailure()) break;
+  }
+}
+
+}  // namespace
