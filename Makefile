@@ -20,6 +20,10 @@ CMAKE_BUILD := build/cmake
 # Slow tests (huge tensors, several GB) run only when asked: make test PYTEST_ARGS="-m slow".
 PYTEST_ARGS ?= -m "not slow"
 CMAKE_ARGS ?=
+# Inductor (the AOTInductor tests and fixtures) compiles C++ with $$CXX. Tests use the system
+# g++ where there is one: on our GPU machine the default CXX (/opt/gcc/bin/g++) builds code
+# whose iostreams crash inside the torch process. TEST_CXX overrides.
+TEST_CXX ?= $(if $(wildcard /usr/bin/g++),/usr/bin/g++,$(CXX))
 
 .PHONY: setup build test test-python test-cpp bench gpu-check sanitize clean
 
@@ -38,12 +42,12 @@ build: $(VENV_STAMP)
 test: build test-python test-cpp
 
 test-python: build
-	$(PYTHON) -m pytest tests -q -ra $(PYTEST_ARGS)
+	CXX=$(TEST_CXX) $(PYTHON) -m pytest tests -q -ra $(PYTEST_ARGS)
 
 # C++ side: the LibTorch build of the same sources, gtest suites, fixtures saved from Python,
 # and an install + find_package test of examples/cpp.
 test-cpp: build
-	$(PYTHON) tests/cpp/make_fixtures.py $(CMAKE_BUILD)/fixtures
+	CXX=$(TEST_CXX) $(PYTHON) tests/cpp/make_fixtures.py $(CMAKE_BUILD)/fixtures
 	cmake -S . -B $(CMAKE_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release \
 	  -DCMAKE_PREFIX_PATH="$$($(PYTHON) -c 'import torch; print(torch.utils.cmake_prefix_path)')" \
 	  -DPython3_EXECUTABLE=$(PYTHON) -DTORCH_TRANSPOSE_FIXTURES=$(CURDIR)/$(CMAKE_BUILD)/fixtures $(CMAKE_ARGS)
