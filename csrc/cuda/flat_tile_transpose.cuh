@@ -13,11 +13,23 @@
 // here than the global traffic, which is what the vectors save).
 #pragma once
 
+#include <algorithm>
+#include <cstdlib>
+
 #include "cuda_common.cuh"
 
 namespace torch_transpose {
 
-constexpr int kFlatTileBytes = 16384;
+// Bytes of tile per block (the batch item offsets come on top). 16 KB by default;
+// TORCH_TRANSPOSE_FLAT_TILE_BYTES (4096 to 40960) overrides it, read once, for tuning runs.
+inline int64_t flat_tile_bytes() {
+  static const int64_t bytes = [] {
+    const char* text = std::getenv("TORCH_TRANSPOSE_FLAT_TILE_BYTES");
+    const int64_t asked = text ? std::atoll(text) : 0;
+    return asked >= 4096 && asked <= 40960 ? asked : int64_t{16384};
+  }();
+  return bytes;
+}
 constexpr int kFlatMaxGroup = 256;  // batch items per tile (their offsets live in shared memory)
 
 // How one side walks the tile. "inner" is the side's fast dim (a for the load, b for the
@@ -97,25 +109,27 @@ __device__ __forceinline__ void flat_tile_load(const FlatTileArgs& args, const T
   const Index s_inner = static_cast<Index>(side.s_inner), s_outer = static_cast<Index>(side.s_outer);
   for (uint32_t base = 0; base < side.total_vectors; base += kThreads * kInFlight) {
     Vec<T, V> v[kInFlight];
-    VectorSpot spot[kInFlight];
 #pragma unroll
     for (int u = 0; u < kInFlight; ++u) {
-      spot[u] = locate_vector<V>(side, base + u * kThreads + threadIdx.x, groups_here, a_here, b_here);
-      if (spot[u].g < 0) continue;
-      const T* group = in + group_offsets[spot[u].g];
-      if (spot[u].whole) {
-        v[u] = *reinterpret_cast<const Vec<T, V>*>(group + static_cast<Index>(spot[u].outer) * s_outer + spot[u].inner);
+      const VectorSpot spot = locate_vector<V>(side, base + u * kThreads + threadIdx.x, groups_here, a_here, b_here);
+      if (spot.g < 0) continue;
+      const T* group = in + group_offsets[spot.g];
+      if (spot.whole) {
+        v[u] = *reinterpret_cast<const Vec<T, V>*>(group + static_cast<Index>(spot.outer) * s_outer + spot.inner);
       } else {
-        for_each_element<V>(side, spot[u], a_here, b_here, [&](int j, int o, int i) {
+        for_each_element<V>(side, spot, a_here, b_here, [&](int j, int o, int i) {
           v[u].v[j] = group[static_cast<Index>(o) * s_outer + static_cast<Index>(i) * s_inner];
         });
       }
     }
+    // Where each vector goes is computed again rather than kept: live registers while the
+    // loads are in flight decide how many blocks fit on an SM.
 #pragma unroll
     for (int u = 0; u < kInFlight; ++u) {
-      if (spot[u].g < 0) continue;
-      const int row0 = spot[u].g * args.tile_b;
-      for_each_element<V>(side, spot[u], a_here, b_here,
+      const VectorSpot spot = locate_vector<V>(side, base + u * kThreads + threadIdx.x, groups_here, a_here, b_here);
+      if (spot.g < 0) continue;
+      const int row0 = spot.g * args.tile_b;
+      for_each_element<V>(side, spot, a_here, b_here,
                           [&](int j, int o, int i) { tile[(row0 + o) * args.pitch + i] = v[u].v[j]; });
     }
   }
@@ -234,7 +248,7 @@ inline FlatTileArgs make_flat_tile_args(const LayoutPlan& plan, uintptr_t in_add
   args.in_sb = plan.in_strides[b];
   args.out_sa = plan.out_strides[a];
   args.out_sb = plan.out_strides[b];
-  const int64_t capacity = kFlatTileBytes / plan.element_bytes;
+  const int64_t capacity = flat_tile_bytes() / plan.element_bytes;
   const int64_t narrow = std::min(args.size_a, args.size_b);
   const int64_t wide_cap = std::max<int64_t>(32, (capacity / narrow) / 32 * 32);
   if (args.size_a <= args.size_b) {

@@ -5,7 +5,8 @@
 // (coalesced writes); the transpose lives in the index math of the store.
 // * V > 1 (aligned, unit-stride fast dims): 16-byte global accesses, one 16-byte shared store
 //   per vector, and an XOR swizzle of 16-byte chunks (chunk c of tile row r sits at c ^ (r / V))
-//   so that the column gathers of the store phase hit distinct banks. Edge tiles mask vectors.
+//   so that the column gathers of the store phase hit distinct banks. Edge tiles mask whole
+//   vectors where both fast dims are multiples of V, else they take the scalar edge path.
 // * V == 1: scalar, rows padded against bank conflicts; edge tiles use one bounds predicate,
 //   symmetric under the transpose, for load and store.
 #pragma once
@@ -31,37 +32,33 @@ struct TransposeArgs {
 // One tile with V-element vectors (V > 1). The plan guarantees in_sa == out_sb == 1 and every
 // other stride and both base addresses aligned to V elements. All loads are issued before the
 // first shared store (compile-time trip counts), so each thread keeps kIters loads in flight.
-// kEdge: the tile crosses the end of dim a or b. Whole vectors are then masked one by one and a
-// vector cut by the end of its dim moves element by element, so edge tiles keep 16-byte
-// accesses (bf16 NCHW->NHWC at 64x128x56x56, one edge tile in 25, ran at 0.6 of copy with
-// scalar edge tiles).
-template <typename T, int V, bool kEdge, typename Index, typename Args>
-__device__ __forceinline__ void vector_tile(const T* __restrict__ src, T* __restrict__ dst, Index a0, Index b0,
-                                            Index in_sb, Index out_sa, const Args& args, T* tile, Vec<T, V>* chunks) {
+// edge: the tile crosses the end of dim a or b, whose sizes are multiples of V (the caller
+// checks): vectors are then masked whole, so edge tiles keep 16-byte accesses (bf16
+// NCHW->NHWC at 64x128x56x56, one edge tile in 25, ran at 0.6 of copy with scalar edge tiles;
+// 0.82-0.87 with these). Register cost, from ptxas for sm_90: 2-byte 64 -> 79 with a run-time
+// `edge` (106 as a template flag); 1-byte 62 -> 126 either way, which cut int8 from 0.91 to
+// 0.72 of copy, so 1-byte tiles keep scalar edges (kVectorEdges).
+template <typename T, int V, typename Index, typename Args>
+__device__ __forceinline__ void vector_tile(bool edge, const T* __restrict__ src, T* __restrict__ dst, Index a0, Index b0,
+                                            Index in_sb, Index out_sa, const Args& args, T* tile,
+                                            Vec<T, V>* chunks) {
   constexpr int kTile = TileShape<sizeof(T)>::kTile;
   constexpr int kTx = kTile / V;       // threads (and chunks) per tile row
   constexpr int kTy = kThreads / kTx;  // tile rows per pass
   constexpr int kIters = kTile / kTy;
   static_assert(kTile % V == 0 && kThreads % kTx == 0 && (kTx & (kTx - 1)) == 0, "tile must split evenly");
   const int tx = threadIdx.x % kTx, ty = threadIdx.x / kTx;
-  // Elements of this thread's vector column still inside dim a (load) and dim b (store).
-  const int64_t a_left = args.size_a - (static_cast<int64_t>(a0) + tx * V);
-  const int64_t b_left = args.size_b - (static_cast<int64_t>(b0) + tx * V);
+  // Whether this thread's vector column is inside dim a (load) and dim b (store).
+  const bool a_inside = static_cast<int64_t>(a0) + tx * V < args.size_a;
+  const bool b_inside = static_cast<int64_t>(b0) + tx * V < args.size_b;
   Vec<T, V> v[kIters];
 #pragma unroll
   for (int i = 0; i < kIters; ++i) {
     const int row = ty + i * kTy;  // walks b
     // Addresses are formed only for elements inside the tensor: the 32-bit index is proven
     // for those alone.
-    if (kEdge && (static_cast<int64_t>(b0) + row >= args.size_b || a_left <= 0)) continue;
-    const T* p = src + (b0 + row) * in_sb + a0 + tx * V;
-    if (!kEdge || a_left >= V) {
-      v[i] = *reinterpret_cast<const Vec<T, V>*>(p);
-    } else {
-#pragma unroll
-      for (int k = 0; k < V; ++k)
-        if (k < a_left) v[i].v[k] = p[k];
-    }
+    if (edge && (static_cast<int64_t>(b0) + row >= args.size_b || !a_inside)) continue;
+    v[i] = *reinterpret_cast<const Vec<T, V>*>(src + (b0 + row) * in_sb + a0 + tx * V);
   }
 #pragma unroll
   for (int i = 0; i < kIters; ++i) {
@@ -72,18 +69,33 @@ __device__ __forceinline__ void vector_tile(const T* __restrict__ src, T* __rest
 #pragma unroll
   for (int i = 0; i < kIters; ++i) {  // r walks a; gather V consecutive b from rows tx*V+k
     const int r = ty + i * kTy;
-    if (kEdge && (static_cast<int64_t>(a0) + r >= args.size_a || b_left <= 0)) continue;
+    if (edge && (static_cast<int64_t>(a0) + r >= args.size_a || !b_inside)) continue;
     Vec<T, V> w;
 #pragma unroll
     for (int k = 0; k < V; ++k) w.v[k] = tile[(tx * V + k) * kTile + (((r / V) ^ tx) * V) + r % V];
-    T* p = dst + (a0 + r) * out_sa + b0 + tx * V;
-    if (!kEdge || b_left >= V) {
-      *reinterpret_cast<Vec<T, V>*>(p) = w;
-    } else {
-#pragma unroll
-      for (int k = 0; k < V; ++k)
-        if (k < b_left) p[k] = w.v[k];
-    }
+    *reinterpret_cast<Vec<T, V>*>(dst + (a0 + r) * out_sa + b0 + tx * V) = w;
+  }
+}
+
+// An edge tile element by element: one bounds predicate, symmetric under the transpose, for
+// load and store; rows padded against bank conflicts.
+template <typename T, typename Index, typename Args>
+__device__ __forceinline__ void scalar_edge_tile(const T* __restrict__ src, T* __restrict__ dst, Index a0, Index b0,
+                                                 Index in_sa, Index in_sb, Index out_sa, Index out_sb,
+                                                 const Args& args, T* tile) {
+  constexpr int kTile = TileShape<sizeof(T)>::kTile;
+  constexpr int kPitch = kTile + TilePad<sizeof(T)>::kPad;
+  auto in_bounds = [&](int a_off, int b_off) {
+    return static_cast<int64_t>(a0) + a_off < args.size_a && static_cast<int64_t>(b0) + b_off < args.size_b;
+  };
+  for (int i = threadIdx.x; i < kTile * kTile; i += kThreads) {
+    const int r = i / kTile, c = i % kTile;  // r walks b, c walks a: coalesced reads
+    if (in_bounds(c, r)) tile[r * kPitch + c] = src[(b0 + r) * in_sb + (a0 + c) * in_sa];
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < kTile * kTile; i += kThreads) {
+    const int r = i / kTile, c = i % kTile;  // r walks a, c walks b: coalesced writes
+    if (in_bounds(r, c)) dst[(a0 + r) * out_sa + (b0 + c) * out_sb] = tile[c * kPitch + r];
   }
 }
 
@@ -111,10 +123,11 @@ tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const Trans
     const bool interior = static_cast<int64_t>(a0) + kTile <= args.size_a && static_cast<int64_t>(b0) + kTile <= args.size_b;
 
     if constexpr (V > 1) {
-      if (interior) {
-        vector_tile<T, V, false>(src, dst, a0, b0, in_sb, out_sa, args, tile, chunks);
+      constexpr bool kVectorEdges = sizeof(T) >= 2;
+      if (interior || (kVectorEdges && args.size_a % V == 0 && args.size_b % V == 0)) {
+        vector_tile<T, V>(!interior, src, dst, a0, b0, in_sb, out_sa, args, tile, chunks);
       } else {
-        vector_tile<T, V, true>(src, dst, a0, b0, in_sb, out_sa, args, tile, chunks);
+        scalar_edge_tile<T>(src, dst, a0, b0, in_sa, in_sb, out_sa, out_sb, args, tile);
       }
     } else if (interior) {
       constexpr int kSx = kTile < kThreads ? kTile : kThreads, kSy = kThreads / kSx;
@@ -132,18 +145,7 @@ tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const Trans
         dst[(a0 + r) * out_sa + (b0 + sx) * out_sb] = tile[sx * kPitch + r];
       }
     } else {
-      auto in_bounds = [&](int a_off, int b_off) {
-        return static_cast<int64_t>(a0) + a_off < args.size_a && static_cast<int64_t>(b0) + b_off < args.size_b;
-      };
-      for (int i = threadIdx.x; i < kTile * kTile; i += kThreads) {
-        const int r = i / kTile, c = i % kTile;  // r walks b, c walks a: coalesced reads
-        if (in_bounds(c, r)) tile[r * kPitch + c] = src[(b0 + r) * in_sb + (a0 + c) * in_sa];
-      }
-      __syncthreads();
-      for (int i = threadIdx.x; i < kTile * kTile; i += kThreads) {
-        const int r = i / kTile, c = i % kTile;  // r walks a, c walks b: coalesced writes
-        if (in_bounds(r, c)) dst[(a0 + r) * out_sa + (b0 + c) * out_sb] = tile[c * kPitch + r];
-      }
+      scalar_edge_tile<T>(src, dst, a0, b0, in_sa, in_sb, out_sa, out_sb, args, tile);
     }
     __syncthreads();  // the next tile reuses the shared buffer
   }
