@@ -35,9 +35,10 @@ struct TransposeArgs {
 // edge: the tile crosses the end of dim a or b, whose sizes are multiples of V (the caller
 // checks): vectors are then masked whole, so edge tiles keep 16-byte accesses (bf16
 // NCHW->NHWC at 64x128x56x56, one edge tile in 25, ran at 0.6 of copy with scalar edge tiles;
-// 0.82-0.87 with these). Register cost, from ptxas for sm_90: 2-byte 64 -> 79 with a run-time
-// `edge` (106 as a template flag); 1-byte 62 -> 126 either way, which cut int8 from 0.91 to
-// 0.72 of copy, so 1-byte tiles keep scalar edges (kVectorEdges).
+// 0.91 with these). Register cost, from ptxas for sm_90: 2-byte 64 -> 79 with a run-time
+// `edge` (106 as a template flag), 4-byte 62 -> 64; but 1-byte 62 -> 126 (int8 fell from 0.91
+// to 0.72 of copy) and 8-byte 64 -> 121 (fp64 fell from 0.97 to 0.83), so those keep scalar
+// edges (kVectorEdges).
 template <typename T, int V, typename Index, typename Args>
 __device__ __forceinline__ void vector_tile(bool edge, const T* __restrict__ src, T* __restrict__ dst, Index a0, Index b0,
                                             Index in_sb, Index out_sa, const Args& args, T* tile,
@@ -123,7 +124,7 @@ tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const Trans
     const bool interior = static_cast<int64_t>(a0) + kTile <= args.size_a && static_cast<int64_t>(b0) + kTile <= args.size_b;
 
     if constexpr (V > 1) {
-      constexpr bool kVectorEdges = sizeof(T) >= 2;
+      constexpr bool kVectorEdges = sizeof(T) == 2 || sizeof(T) == 4;
       if (interior || (kVectorEdges && args.size_a % V == 0 && args.size_b % V == 0)) {
         vector_tile<T, V>(!interior, src, dst, a0, b0, in_sb, out_sa, args, tile, chunks);
       } else {
