@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# AddressSanitizer + UndefinedBehaviorSanitizer over the C++ tests (the plan alone, and the C++
-# API, which runs the CPU op path through the dispatcher). CPU only: CUDA code is not
-# instrumented by these sanitizers (compute-sanitizer covers it on the GPU machine).
+# AddressSanitizer + UndefinedBehaviorSanitizer over the C++ tests: the plan alone, the C++ API
+# (the CPU op path through the dispatcher) and the CUDA kernels run on CPU threads
+# (test_kernels_on_host). Real CUDA runs are checked by compute-sanitizer on the GPU machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-$(command -v python3)}
@@ -11,10 +11,11 @@ BUILD=build/sanitize
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTORCH_TRANSPOSE_SANITIZE=ON -DTORCH_TRANSPOSE_WITH_CUDA=OFF \
   -DCMAKE_PREFIX_PATH="$("$PYTHON" -c 'import torch; print(torch.utils.cmake_prefix_path)')" \
   -DTORCH_TRANSPOSE_FIXTURES="$PWD/$BUILD/fixtures"
-cmake --build "$BUILD" -j "$(nproc)" --target test_layout_plan test_cpp_api
+cmake --build "$BUILD" -j "$(nproc)" --target test_layout_plan test_cpp_api test_kernels_on_host
 # LibTorch itself is not instrumented and keeps allocations alive until exit: leak checking
 # would only report those.
 export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 "$BUILD/test_layout_plan"
+"$BUILD/test_kernels_on_host"
 TORCH_TRANSPOSE_FIXTURES="$PWD/$BUILD/fixtures" "$BUILD/test_cpp_api" --gtest_filter=-SavedFromPython.AotInductorPackageRunsInCpp
 echo "sanitize: ASan + UBSan clean"
