@@ -4,7 +4,7 @@
 # (the device tool returns at most 8 files), benchmark results go to $OUT/<name>.{json,csv,md,png}.
 # Environment: BENCH_ARGS (e.g. "--quick"; split on spaces, so no spaces inside one argument),
 # RUN_BENCH=0, SANITIZE=0, SANITIZE_TOOLS, SANITIZE_TARGET=subset|suite, SANITIZE_SCRIPT,
-# PYTEST_ARGS, TEST_FILES, INDUCTOR_CXX. Every test file runs, the slow huge-tensor ones
+# PYTEST_ARGS, TEST_FILES (or none), INDUCTOR_CXX. Every test file runs, the slow huge-tensor ones
 # (tests/test_huge.py) too. Each log line carries the time and the seconds since the start.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -24,7 +24,9 @@ say "== build"
 if ! make build >> "$LOG" 2>&1; then tail -40 "$LOG"; exit 1; fi
 
 say "== pytest, one process per test file (a crash in one cannot hide the others)"
-for file in ${TEST_FILES:-tests/test_*.py}; do
+# TEST_FILES=none runs no test file (a sanitizer- or bench-only call).
+[[ ${TEST_FILES:-} == none ]] && TEST_FILES=""  && skip_tests=1
+for file in $( [[ ${skip_tests:-0} == 1 ]] || echo ${TEST_FILES:-tests/test_*.py} ); do
   # Inductor (AOTInductor packages) compiles with $CXX. On our GPU machine the default CXX
   # (/opt/gcc/bin/g++) builds code whose iostreams crash (README, "Notes for the GPU machine"),
   # so tests use the system g++ when there is one; INDUCTOR_CXX overrides.
