@@ -60,32 +60,27 @@ class ToMemoryFormatFunction : public torch::autograd::Function<ToMemoryFormatFu
   static variable_list backward(AutogradContext*, variable_list grads) { return {grads[0], at::Tensor()}; }
 };
 
-// True when some input needs a gradient: only then does a call build an autograd node.
-bool records_gradient(const at::Tensor& self) { return at::GradMode::is_enabled() && self.requires_grad(); }
+// The Autograd kernel of one op: `Function` records a node when `self` needs a gradient;
+// otherwise the op runs directly below autograd, with no node and no saved state.
+template <typename Function, typename Op, typename... Args>
+at::Tensor differentiable(Op op, const at::Tensor& self, Args... args) {
+  if (at::GradMode::is_enabled() && self.requires_grad()) return Function::apply(self, args...);
+  at::AutoDispatchBelowADInplaceOrView below;
+  return op(self, args...);
+}
 
 }  // namespace
 }  // namespace torch_transpose
 
 TORCH_LIBRARY_IMPL(torch_transpose, Autograd, m) {
+  namespace tt = torch_transpose;
   m.impl("transpose", [](const at::Tensor& self, int64_t dim0, int64_t dim1) {
-    if (!torch_transpose::records_gradient(self)) {
-      at::AutoDispatchBelowADInplaceOrView below;
-      return torch_transpose::transpose(self, dim0, dim1);
-    }
-    return torch_transpose::TransposeFunction::apply(self, dim0, dim1);
+    return tt::differentiable<tt::TransposeFunction>(&tt::transpose, self, dim0, dim1);
   });
   m.impl("permute", [](const at::Tensor& self, at::IntArrayRef dims) {
-    if (!torch_transpose::records_gradient(self)) {
-      at::AutoDispatchBelowADInplaceOrView below;
-      return torch_transpose::permute(self, dims);
-    }
-    return torch_transpose::PermuteFunction::apply(self, dims);
+    return tt::differentiable<tt::PermuteFunction>(&tt::permute, self, dims);
   });
   m.impl("to_memory_format", [](const at::Tensor& self, at::MemoryFormat memory_format) {
-    if (!torch_transpose::records_gradient(self)) {
-      at::AutoDispatchBelowADInplaceOrView below;
-      return torch_transpose::to_memory_format(self, memory_format);
-    }
-    return torch_transpose::ToMemoryFormatFunction::apply(self, memory_format);
+    return tt::differentiable<tt::ToMemoryFormatFunction>(&tt::to_memory_format, self, memory_format);
   });
 }

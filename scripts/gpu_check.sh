@@ -25,8 +25,9 @@ if ! make build >> "$LOG" 2>&1; then tail -40 "$LOG"; exit 1; fi
 
 say "== pytest, one process per test file (a crash in one cannot hide the others)"
 # TEST_FILES=none runs no test file (a sanitizer- or bench-only call).
-[[ ${TEST_FILES:-} == none ]] && TEST_FILES=""  && skip_tests=1
-for file in $( [[ ${skip_tests:-0} == 1 ]] || echo ${TEST_FILES:-tests/test_*.py} ); do
+test_files=(${TEST_FILES:-tests/test_*.py})
+[[ ${TEST_FILES:-} == none ]] && test_files=()
+for file in "${test_files[@]}"; do
   # Inductor (AOTInductor packages) compiles with $CXX. On our GPU machine the default CXX
   # (/opt/gcc/bin/g++) builds code whose iostreams crash (README, "Notes for the GPU machine"),
   # so tests use the system g++ when there is one; INDUCTOR_CXX overrides.
