@@ -1,8 +1,9 @@
 """A small CUDA subset that reaches every kernel path, for compute-sanitizer runs (scripts/gpu_check.sh).
 
 Paths: tiled transpose (vectorised interior and edges, scalar interior, masked edges) for
-each element width; flat tiles (dense and line walks, vector and scalar); row copy (vectorised, strided, short rows); batched; strided out views. Sizes stay
-small because every access is instrumented.
+each element width; the narrow kernel (both directions, tails, batches); flat tiles (dense and
+line walks, vector and scalar); row copy (vectorised, strided, short rows); batched; strided out
+views. Sizes stay small because every access is instrumented.
 """
 import pytest
 import torch
@@ -25,14 +26,16 @@ def test_kernel_paths(dtype):
         (random_bits((500, 3, 7), dtype, "cuda"), (0, 0)),         # contiguous: merges to one row
         (random_bits((500, 3, 7), dtype, "cuda").transpose(0, 1), (2, 2)),  # short rows
         (random_bits((2, 33, 4, 40), dtype, "cuda"), (1, 2)),      # row-group copy, 40-element rows
-        (random_bits((4099, 3), dtype, "cuda"), (0, 1)),           # flat tile: narrow output rows
-        (random_bits((3, 4099), dtype, "cuda"), (0, 1)),           # flat tile: narrow input rows
+        (random_bits((4099, 3), dtype, "cuda"), (0, 1)),           # narrow kernel: dense in, ragged tail
+        (random_bits((3, 4099), dtype, "cuda"), (0, 1)),           # narrow kernel: dense out, ragged tail
+        (random_bits((5, 16, 700), dtype, "cuda"), (1, 2)),        # narrow kernel: batched, N = 16
+        (random_bits((4099, 3), dtype, "cuda")[1:], (0, 1)),       # misaligned base: flat tile instead
         (random_bits((301, 8, 5), dtype, "cuda"), (1, 2)),         # flat tile: batch groups, ragged
         (random_bits((7, 40, 3), dtype, "cuda")[:, ::2], (1, 2)),  # flat tile over a strided view
         (random_bits((200, 144), dtype, "cuda"), (0, 1)),          # vector edge tiles (144 = 128 + 16)
         (random_bits((200, 144), dtype, "cuda")[:, :130], (0, 1)),  # vectors cut by the dim's end
-        (random_bits((2000, 16), dtype, "cuda"), (0, 1)),          # flat tile: dense load, vector store
-        (random_bits((16, 2000), dtype, "cuda"), (0, 1)),          # flat tile: vector load, dense store
+        (random_bits((2000, 20), dtype, "cuda"), (0, 1)),          # flat tile: dense load, vector store
+        (random_bits((20, 2000), dtype, "cuda"), (0, 1)),          # flat tile: vector load, dense store
         (random_bits((300, 8, 8), dtype, "cuda"), (1, 2)),         # flat tile: dense groups
     ]
     for x, (d0, d1) in cases:

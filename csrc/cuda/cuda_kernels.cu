@@ -1,12 +1,15 @@
 // CUDA backend entry point: picks a kernel for the plan and launches it on the given stream.
 //   Copy plans:      row_group_copy (short rows) or row_chunk_copy (long rows)
-//   Transpose plans: flat_tile_transpose (a fast dim under 32 elements) or tile_transpose
+//   Transpose plans: narrow_transpose (a packed fast dim of 2..16 elements against aligned
+//                    lines), flat_tile_transpose (any other fast dim under 32 elements) or
+//                    tile_transpose
 // Kernels are templated on element width, vector width V (from the plan's alignment analysis)
 // and index width (32-bit unless an in-tile offset could overflow it; then V = 1).
 #include <algorithm>
 
 #include "../kernels.h"
 #include "flat_tile_transpose.cuh"
+#include "narrow_transpose.cuh"
 #include "row_copy.cuh"
 #include "tile_transpose.cuh"
 
@@ -42,10 +45,26 @@ void launch_flat_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_t 
   }
 }
 
+// The narrow kernel when the plan fits it (make_narrow_args), else the flat tile kernel.
+template <typename T>
+void launch_narrow_or_flat(const LayoutPlan& plan, const T* in, T* out, cudaStream_t stream, int sm_count) {
+  NarrowArgs args;
+  bool dense_in = false;
+  if (!make_narrow_args(plan, reinterpret_cast<uintptr_t>(in), reinterpret_cast<uintptr_t>(out), args, dense_in))
+    return launch_flat_tile<T>(plan, in, out, stream, sm_count);
+  const unsigned int grid = grid_for(ceil_div(args.total_tiles, kNarrowWarps), sm_count);
+  const size_t smem = narrow_smem_bytes<T>(args);
+  if (dense_in) {
+    launch_kernel(narrow_transpose_kernel<T, true>, grid, kNarrowWarps * 32, smem, stream, in, out, args);
+  } else {
+    launch_kernel(narrow_transpose_kernel<T, false>, grid, kNarrowWarps * 32, smem, stream, in, out, args);
+  }
+}
+
 template <typename T, int V>
 void launch_transpose(const LayoutPlan& plan, const T* in, T* out, cudaStream_t stream, int sm_count) {
   const int a = plan.in_fast_dim, b = plan.out_fast_dim;
-  if (std::min(plan.sizes[a], plan.sizes[b]) < kNarrowDim) return launch_flat_tile<T>(plan, in, out, stream, sm_count);
+  if (std::min(plan.sizes[a], plan.sizes[b]) < kNarrowDim) return launch_narrow_or_flat<T>(plan, in, out, stream, sm_count);
   constexpr int kTile = TileShape<sizeof(T)>::kTile;
   TransposeArgs args;
   args.size_a = plan.sizes[a];

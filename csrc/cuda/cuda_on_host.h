@@ -78,6 +78,9 @@ inline thread_local BlockBarrier* current_barrier = nullptr;
 }  // namespace torch_transpose
 
 inline void __syncthreads() { torch_transpose::host_emulation::current_barrier->wait(); }
+// Block-wide here: stronger than a warp barrier, and correct where every thread of the block
+// makes the same __syncwarp calls (the kernels that use it promise that).
+inline void __syncwarp(unsigned /*mask*/ = 0xffffffffu) { torch_transpose::host_emulation::current_barrier->wait(); }
 
 namespace torch_transpose {
 

@@ -177,6 +177,31 @@ TEST(KernelsOnHost, FlatTilesDenseAndLineWalks) {
     check_case(permute_case({2, 20, 22, 3}, {0, 3, 1, 2}, e));  // NHWC -> NCHW, C = 3
     check_case(permute_case({2, 3, 4, 5, 6}, {4, 2, 0, 3, 1}, e));
     check_case(permute_case({3, 30, 4, 5, 60}, {4, 2, 0, 3, 1}, e));  // fast dims 60 and 30
+    check_case(permute_case({1000, 20}, {1, 0}, e));   // narrow dims above the narrow kernel's 16
+    check_case(permute_case({31, 1000}, {1, 0}, e));
+  }
+}
+
+// The narrow kernel (when TORCH_TRANSPOSE_NARROW_KERNEL is not 0; the flat tile kernel takes
+// these otherwise): both directions, every narrow size 2..16, a wide dim that ends inside a
+// warp tile and inside a vector, batches, lines with a gap, and an output that is a slice.
+TEST(KernelsOnHost, NarrowDenseAndLines) {
+  for (int e : kWidths) {
+    for (int n : {2, 3, 5, 8, 13, 16}) {
+      check_case(permute_case({1000, n}, {1, 0}, e));  // dense in: 1000 is no multiple of a warp tile
+      check_case(permute_case({n, 1000}, {1, 0}, e));  // dense out
+    }
+    check_case(permute_case({4, 3, 96}, {0, 2, 1}, e));          // NCHW -> NHWC in batches, C = 3
+    check_case(permute_case({4, 96, 3}, {0, 2, 1}, e));          // and back
+    check_case(permute_case({3, 4, 7, 160}, {1, 0, 3, 2}, e));   // two batch dims
+    check_case(permute_case({600, 4}, {1, 0}, e, {4, 1}, 16));   // an aligned base offset
+    check_case(permute_case({4, 600}, {1, 0}, e, {608, 1}));     // lines with a gap
+    check_case(permute_case({33, 16}, {1, 0}, e));               // one partial warp tile
+    Case c = permute_case({500, 6}, {1, 0}, e);                  // out = buf[:, 16:516]
+    c.out_strides = {528, 1};
+    c.out_offset = 16;
+    c.name += " out=buf[:, 16:516]";
+    check_case(c);
   }
 }
 
@@ -217,6 +242,7 @@ TEST(KernelsOnHost, GridSmallerThanWork) {
   // sm_count 1 caps the grid at 64 blocks: every kernel's grid-stride loop runs.
   check_case(permute_case({600, 520}, {1, 0}, 4));
   check_case(permute_case({20000, 3}, {1, 0}, 4));
+  check_case(permute_case({3, 40000}, {1, 0}, 2));
   check_case(permute_case({3000, 8, 8}, {0, 2, 1}, 2));
 }
 
