@@ -4,8 +4,12 @@
 # (the device tool returns at most 8 files), benchmark results go to $OUT/<name>.{json,csv,md,png}.
 # Environment: BENCH_ARGS (e.g. "--quick"; split on spaces, so no spaces inside one argument),
 # RUN_BENCH=0, SANITIZE=0, SANITIZE_TOOLS, SANITIZE_TARGET=subset|suite, SANITIZE_SCRIPT,
-# PYTEST_ARGS, TEST_FILES (or none), INDUCTOR_CXX. Every test file runs, the slow huge-tensor ones
-# (tests/test_huge.py) too. Each log line carries the time and the seconds since the start.
+# SANITIZE_PARALLEL=1 (the tools run at once, alongside the tests: the tools load the CPU,
+# not the GPU; never together with the benchmark), PYTEST_ARGS, TEST_FILES (or none),
+# INDUCTOR_CXX, CTEST=1 (the C++ tests too: make test-cpp; GTEST_SOURCE names GoogleTest
+# sources when the machine has no libgtest). Every test file runs, the slow huge-tensor ones
+# (tests/test_huge.py) too. Each log line carries the time and the seconds since the start;
+# each sanitizer tool logs to $OUT/sanitize-<tool>.log.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/gpu-check}
@@ -22,6 +26,33 @@ python3 -c "import torch; print('torch', torch.__version__, 'cuda', torch.versio
 
 say "== build"
 if ! make build >> "$LOG" 2>&1; then tail -40 "$LOG"; exit 1; fi
+
+# SANITIZE_TARGET=subset (default): tests/test_sanitizer_subset.py as a script, a small CUDA set
+# that reaches every kernel path. SANITIZE_TARGET=suite: every CUDA-marked pytest case except
+# the slow ones and test_integration (torch.compile under the tools takes too long; it runs
+# the same kernels).
+if [[ ${SANITIZE_TARGET:-subset} == suite ]]; then
+  sanitized=(python3 -m pytest tests -m "cuda and not slow" --ignore=tests/test_integration.py -q -p no:cacheprovider)
+else
+  sanitized=(python3 ${SANITIZE_SCRIPT:-tests/test_sanitizer_subset.py})
+fi
+# No caching allocator: every tensor is its own allocation, so an access past a tensor's end is
+# past an allocation's end, which is what the tools can see.
+run_tool() {
+  PYTORCH_NO_CUDA_MEMORY_CACHING=1 compute-sanitizer --tool "$1" --error-exitcode 9 "${sanitized[@]}" > "$OUT/sanitize-$1.log" 2>&1
+}
+report_tool() {  # tool, exit status
+  say "$1: exit $2; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|all cases passed|^[0-9]+ passed|passed.* in ' "$OUT/sanitize-$1.log" | tr '\n' ' ')"
+  [[ $2 -eq 0 ]] || { status=1; grep -E "Error|Invalid|Fatal|Segmentation|^FAILED" "$OUT/sanitize-$1.log" | head -8; }
+}
+declare -A tool_pid=()
+if [[ ${SANITIZE:-1} == 1 && ${SANITIZE_PARALLEL:-0} == 1 ]]; then
+  say "== compute-sanitizer, all tools at once in the background, on: ${sanitized[*]}"
+  for tool in ${SANITIZE_TOOLS:-memcheck racecheck initcheck}; do
+    run_tool "$tool" &
+    tool_pid[$tool]=$!
+  done
+fi
 
 say "== pytest, one process per test file (a crash in one cannot hide the others)"
 # TEST_FILES=none runs no test file (a sanitizer- or bench-only call).
@@ -42,27 +73,31 @@ for file in "${test_files[@]}"; do
 done
 rm -f "$OUT/pytest.tmp"
 
+if [[ ${CTEST:-0} == 1 ]]; then
+  say "== C++ tests (make test-cpp)"
+  gtest_arg=${GTEST_SOURCE:+CMAKE_ARGS=-DTORCH_TRANSPOSE_GTEST_SOURCE=$GTEST_SOURCE}
+  make test-cpp $gtest_arg > "$OUT/ctest.tmp" 2>&1
+  rc=$?
+  cat "$OUT/ctest.tmp" >> "$LOG"
+  say "make test-cpp: exit $rc: $(grep -E 'tests passed|tests failed' "$OUT/ctest.tmp" | tail -1)"
+  [[ $rc -eq 0 ]] || { status=1; grep -E "Failed|FAILED|\*\*\*" "$OUT/ctest.tmp" | head -20; }
+  rm -f "$OUT/ctest.tmp"
+fi
+
 if [[ ${SANITIZE:-1} == 1 ]]; then
-  # SANITIZE_TARGET=subset (default): tests/test_sanitizer_subset.py as a script, a small CUDA set
-  # that reaches every kernel path. SANITIZE_TARGET=suite: every CUDA-marked pytest case except
-  # the slow ones and test_integration (torch.compile under the tools takes too long; it runs
-  # the same kernels).
-  if [[ ${SANITIZE_TARGET:-subset} == suite ]]; then
-    sanitized=(python3 -m pytest tests -m "cuda and not slow" --ignore=tests/test_integration.py -q -p no:cacheprovider)
+  if [[ ${SANITIZE_PARALLEL:-0} == 1 ]]; then
+    say "== waiting for compute-sanitizer"
+    for tool in "${!tool_pid[@]}"; do
+      wait "${tool_pid[$tool]}"
+      report_tool "$tool" $?
+    done
   else
-    sanitized=(python3 ${SANITIZE_SCRIPT:-tests/test_sanitizer_subset.py})
+    say "== compute-sanitizer on: ${sanitized[*]}"
+    for tool in ${SANITIZE_TOOLS:-memcheck racecheck initcheck}; do
+      run_tool "$tool"
+      report_tool "$tool" $?
+    done
   fi
-  say "== compute-sanitizer on: ${sanitized[*]}"
-  for tool in ${SANITIZE_TOOLS:-memcheck racecheck initcheck}; do
-    # No caching allocator: every tensor is its own allocation, so an access past a tensor's
-    # end is past an allocation's end, which is what the tools can see.
-    PYTORCH_NO_CUDA_MEMORY_CACHING=1 compute-sanitizer --tool $tool --error-exitcode 9 "${sanitized[@]}" > "$OUT/san.tmp" 2>&1
-    rc=$?
-    cat "$OUT/san.tmp" >> "$LOG"
-    say "$tool: exit $rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|all cases passed|^[0-9]+ passed' "$OUT/san.tmp" | tr '\n' ' ')"
-    [[ $rc -eq 0 ]] || { status=1; grep -E "Error|Invalid|Fatal|Segmentation|^FAILED" "$OUT/san.tmp" | head -8; }
-  done
-  rm -f "$OUT/san.tmp"
 fi
 
 if [[ ${RUN_BENCH:-1} == 1 ]]; then

@@ -8,6 +8,7 @@
 
 #include "../kernels.h"
 #include "../plan/batch_indexer.h"
+#include "../plan/fast_dims.h"
 #include "simd_transpose.h"
 
 namespace torch_transpose {
@@ -31,10 +32,9 @@ constexpr int64_t kCpuTileBytes = 128;
 template <typename T>
 void transpose_tiles(const LayoutPlan& plan, const T* in, T* out) {
   constexpr int64_t tile = std::max<int64_t>(16, kCpuTileBytes / static_cast<int64_t>(sizeof(T)));
-  const int a = plan.in_fast_dim, b = plan.out_fast_dim;
-  const int64_t size_a = plan.sizes[a], size_b = plan.sizes[b];
-  const int64_t in_sa = plan.in_strides[a], in_sb = plan.in_strides[b];
-  const int64_t out_sa = plan.out_strides[a], out_sb = plan.out_strides[b];
+  // Plain copies, not structured bindings: a lambda may capture those only from C++20.
+  const FastDims f = FastDims::from_plan(plan);
+  const int64_t size_a = f.size_a, size_b = f.size_b, in_sa = f.in_sa, in_sb = f.in_sb, out_sa = f.out_sa, out_sb = f.out_sb;
   const int64_t tiles_a = (size_a + tile - 1) / tile, tiles_b = (size_b + tile - 1) / tile;
   const BatchIndexer batch = BatchIndexer::from_plan(plan);
   const int64_t total = batch.count() * tiles_a * tiles_b;

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "../plan/batch_indexer.h"
+#include "../plan/fast_dims.h"
 #include "fast_divmod.cuh"
 
 namespace torch_transpose {
@@ -18,6 +19,10 @@ namespace torch_transpose {
 constexpr int kThreads = 256;
 
 // A transpose moves bits, so kernels are instantiated per element width, not per dtype.
+// cpu_kernels.cpp has its own table on purpose: CUDA's 8- and 16-byte vector types need
+// alignment to their size (the plan proves it), while the CPU must accept complex128 at
+// 8-byte alignment (alignof(c10::complex<double>) on x86-64), so it uses uint64_t and a plain
+// two-word struct.
 template <int E> struct ElementOf;
 template <> struct ElementOf<1> { using type = uint8_t; };
 template <> struct ElementOf<2> { using type = uint16_t; };

@@ -63,16 +63,10 @@ void launch_narrow_or_flat(const LayoutPlan& plan, const T* in, T* out, cudaStre
 
 template <typename T, int V>
 void launch_transpose(const LayoutPlan& plan, const T* in, T* out, cudaStream_t stream, int sm_count) {
-  const int a = plan.in_fast_dim, b = plan.out_fast_dim;
-  if (std::min(plan.sizes[a], plan.sizes[b]) < kNarrowDim) return launch_narrow_or_flat<T>(plan, in, out, stream, sm_count);
-  constexpr int kTile = TileShape<sizeof(T)>::kTile;
   TransposeArgs args;
-  args.size_a = plan.sizes[a];
-  args.size_b = plan.sizes[b];
-  args.in_sa = plan.in_strides[a];
-  args.in_sb = plan.in_strides[b];
-  args.out_sa = plan.out_strides[a];
-  args.out_sb = plan.out_strides[b];
+  static_cast<FastDims&>(args) = FastDims::from_plan(plan);
+  if (std::min(args.size_a, args.size_b) < kNarrowDim) return launch_narrow_or_flat<T>(plan, in, out, stream, sm_count);
+  constexpr int kTile = TileShape<sizeof(T)>::kTile;
   args.tiles_a = ceil_div(args.size_a, kTile);
   args.tiles_b = ceil_div(args.size_b, kTile);
   args.batch = DeviceBatchIndexer::from_plan(plan);

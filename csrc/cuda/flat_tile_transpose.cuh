@@ -45,9 +45,7 @@ struct FlatSide {
   uint32_t total_vectors;      // vectors per tile (group items x runs x vectors per run)
 };
 
-struct FlatTileArgs {
-  int64_t size_a, size_b;
-  int64_t in_sa, in_sb, out_sa, out_sb;
+struct FlatTileArgs : FastDims {
   int tile_a, tile_b, group, pitch;  // tile extent along a and b, batch items per tile, row pitch
   int64_t tiles_a, tiles_b, groups, total_tiles, batch_count;
   FlatSide load, store;
@@ -222,16 +220,22 @@ namespace flat_tile_detail {
 // dim, and every run start aligned: the base address, each batch stride, the step between
 // tiles and (in line mode) the step between lines.
 inline int side_vector_elems(const LayoutPlan& plan, const int64_t* strides, uintptr_t address, int fast,
-                             int other, int64_t fast_tile_step, int64_t other_tile_step, const FlatSide& side) {
-  if (side.s_inner != 1) return 1;
+                             int other, int64_t fast_tile_step, int64_t other_tile_step, int64_t s_inner,
+                             int64_t s_outer, bool dense) {
+  if (s_inner != 1) return 1;
   for (int v = 16 / plan.element_bytes; v > 1; v /= 2) {
     bool ok = address % (static_cast<uintptr_t>(v) * plan.element_bytes) == 0 && fast_tile_step % v == 0 &&
-              other_tile_step % v == 0 && (side.dense || side.s_outer % v == 0);
+              other_tile_step % v == 0 && (dense || s_outer % v == 0);
     for (int d = 0; d < plan.rank; ++d)
       if (d != fast && d != other && strides[d] % v != 0) ok = false;
     if (ok) return v;
   }
   return 1;
+}
+
+// Dense: the tile holds the whole inner dim and lines follow each other without a gap.
+inline bool is_dense(int64_t s_inner, int64_t s_outer, int inner_len, int64_t inner_size) {
+  return s_inner == 1 && inner_len == inner_size && s_outer == inner_size;
 }
 
 inline FlatSide make_side(int64_t s_inner, int64_t s_outer, int inner_len, int outer_len, int64_t inner_size,
@@ -241,8 +245,7 @@ inline FlatSide make_side(int64_t s_inner, int64_t s_outer, int inner_len, int o
   side.s_outer = s_outer;
   side.inner_len = inner_len;
   side.outer_len = outer_len;
-  // Dense: the tile holds the whole inner dim and lines follow each other without a gap.
-  side.dense = s_inner == 1 && inner_len == inner_size && s_outer == inner_size;
+  side.dense = is_dense(s_inner, s_outer, inner_len, inner_size);
   side.run_len = side.dense ? inner_len * outer_len : inner_len;
   const int runs = side.dense ? 1 : outer_len;
   const uint32_t run_vectors = static_cast<uint32_t>(ceil_div(side.run_len, vector_elems));
@@ -264,12 +267,7 @@ inline FlatTileArgs make_flat_tile_args(const LayoutPlan& plan, uintptr_t in_add
   using namespace flat_tile_detail;
   const int a = plan.in_fast_dim, b = plan.out_fast_dim;
   FlatTileArgs args;
-  args.size_a = plan.sizes[a];
-  args.size_b = plan.sizes[b];
-  args.in_sa = plan.in_strides[a];
-  args.in_sb = plan.in_strides[b];
-  args.out_sa = plan.out_strides[a];
-  args.out_sb = plan.out_strides[b];
+  static_cast<FastDims&>(args) = FastDims::from_plan(plan);
   const int64_t capacity = flat_tile_bytes() / plan.element_bytes;
   const int64_t narrow = std::min(args.size_a, args.size_b);
   const int64_t wide_cap = std::max<int64_t>(32, (capacity / narrow) / 32 * 32);
@@ -294,12 +292,14 @@ inline FlatTileArgs make_flat_tile_args(const LayoutPlan& plan, uintptr_t in_add
   auto widest = [&](int v) { return v == full ? full : 1; };
   // Steps between tiles along a and b, in elements of each side (0 when there is one tile).
   const int64_t step_a = args.tiles_a > 1 ? args.tile_a : 0, step_b = args.tiles_b > 1 ? args.tile_b : 0;
-  FlatSide load = make_side(args.in_sa, args.in_sb, args.tile_a, args.tile_b, args.size_a, args.group, 1);
+  const bool load_dense = is_dense(args.in_sa, args.in_sb, args.tile_a, args.size_a);
   load_vector_elems = plan.needs_64bit_index ? 1 : widest(side_vector_elems(plan, plan.in_strides, in_address, a, b,
-                                                                               step_a * args.in_sa, step_b * args.in_sb, load));
-  FlatSide store = make_side(args.out_sb, args.out_sa, args.tile_b, args.tile_a, args.size_b, args.group, 1);
+                                                                               step_a * args.in_sa, step_b * args.in_sb,
+                                                                               args.in_sa, args.in_sb, load_dense));
+  const bool store_dense = is_dense(args.out_sb, args.out_sa, args.tile_b, args.size_b);
   store_vector_elems = plan.needs_64bit_index ? 1 : widest(side_vector_elems(plan, plan.out_strides, out_address, b, a,
-                                                                                step_b * args.out_sb, step_a * args.out_sa, store));
+                                                                                step_b * args.out_sb, step_a * args.out_sa,
+                                                                                args.out_sb, args.out_sa, store_dense));
   args.load = make_side(args.in_sa, args.in_sb, args.tile_a, args.tile_b, args.size_a, args.group, load_vector_elems);
   args.store = make_side(args.out_sb, args.out_sa, args.tile_b, args.tile_a, args.size_b, args.group, store_vector_elems);
   return args;

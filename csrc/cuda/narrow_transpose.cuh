@@ -220,19 +220,18 @@ narrow_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const Nar
 inline bool make_narrow_args(const LayoutPlan& plan, uintptr_t in_address, uintptr_t out_address, NarrowArgs& args,
                              bool& dense_in) {
   if (!narrow_kernel_enabled() || plan.kind != PlanKind::Transpose || plan.needs_64bit_index) return false;
-  const int a = plan.in_fast_dim, b = plan.out_fast_dim;
-  const int64_t size_a = plan.sizes[a], size_b = plan.sizes[b];
-  dense_in = size_a < size_b;
-  const int64_t n = dense_in ? size_a : size_b, wide = dense_in ? size_b : size_a;
+  const FastDims f = FastDims::from_plan(plan);
+  dense_in = f.size_a < f.size_b;
+  const int64_t n = dense_in ? f.size_a : f.size_b, wide = dense_in ? f.size_b : f.size_a;
   if (n < 2 || n > kNarrowMax || wide < 32) return false;
   const int e = plan.element_bytes, v = e >= 16 ? 1 : 16 / e;
   // dense side: unit narrow stride, rows of exactly N; lines side: unit wide stride.
-  const bool layout_ok = dense_in ? (plan.in_strides[a] == 1 && plan.in_strides[b] == n && plan.out_strides[b] == 1)
-                                  : (plan.out_strides[b] == 1 && plan.out_strides[a] == n && plan.in_strides[a] == 1);
-  const int64_t line_stride = dense_in ? plan.out_strides[a] : plan.in_strides[b];
+  const bool layout_ok = dense_in ? (f.in_sa == 1 && f.in_sb == n && f.out_sb == 1)
+                                  : (f.out_sb == 1 && f.out_sa == n && f.in_sa == 1);
+  const int64_t line_stride = dense_in ? f.out_sa : f.in_sb;
   if (!layout_ok || line_stride % v != 0 || in_address % 16 != 0 || out_address % 16 != 0) return false;
   for (int d = 0; d < plan.rank; ++d) {
-    if (d == a || d == b) continue;
+    if (d == plan.in_fast_dim || d == plan.out_fast_dim) continue;
     if (plan.in_strides[d] % v != 0 || plan.out_strides[d] % v != 0) return false;
   }
   args.batch = DeviceBatchIndexer::from_plan(plan);

@@ -22,9 +22,7 @@ namespace torch_transpose {
 template <int E> struct TileShape { static constexpr int kTile = E <= 2 ? 128 : (E <= 8 ? 64 : 32); };
 template <int E> struct TilePad { static constexpr int kPad = E >= 4 ? 1 : 4 / E; };
 
-struct TransposeArgs {
-  int64_t size_a, size_b;
-  int64_t in_sa, in_sb, out_sa, out_sb;
+struct TransposeArgs : FastDims {
   int64_t tiles_a, tiles_b, total_tiles;
   DeviceBatchIndexer batch;
 };
