@@ -54,10 +54,11 @@ void launch_narrow_or_flat(const LayoutPlan& plan, const T* in, T* out, cudaStre
     return launch_flat_tile<T>(plan, in, out, stream, sm_count);
   const unsigned int grid = grid_for(ceil_div(args.total_tiles, kNarrowWarps), sm_count);
   const size_t smem = narrow_smem_bytes<T>(args);
-  const bool deep = narrow_in_flight() == 8;
-  auto kernel = dense_in ? (deep ? narrow_transpose_kernel<T, true, 8> : narrow_transpose_kernel<T, true, 4>)
-                         : (deep ? narrow_transpose_kernel<T, false, 8> : narrow_transpose_kernel<T, false, 4>);
-  launch_kernel(kernel, grid, kNarrowWarps * 32, smem, stream, in, out, args);
+  if (dense_in) {
+    launch_kernel(narrow_transpose_kernel<T, true>, grid, kNarrowWarps * 32, smem, stream, in, out, args);
+  } else {
+    launch_kernel(narrow_transpose_kernel<T, false>, grid, kNarrowWarps * 32, smem, stream, in, out, args);
+  }
 }
 
 template <typename T, int V>
