@@ -4,6 +4,7 @@ import torch
 import torch.nn as nn
 
 import torch_transpose as tt
+from helpers import poisoned
 
 ops = torch.ops.torch_transpose
 
@@ -22,11 +23,13 @@ def opcheck_samples(device):
             samples.append((ops.permute.default, (t, list(reversed(range(t.dim()))))))
     ints = torch.randint(0, 100, (6, 4), device=device, dtype=torch.int32)
     samples.append((ops.transpose.default, (ints, 0, 1)))
-    samples.append((ops.transpose_out.default, (x, 0, 1, torch.empty(7, 5, 3, device=device))))
-    samples.append((ops.permute_out.default, (x, [2, 0, 1], torch.empty(3, 5, 7, device=device))))
-    samples.append((ops.transpose_out.default, (strided, 0, 2, torch.empty(14, 5, 7, device=device)[::2, :, :6])))
-    samples.append((ops.permute_out.default, (strided.to(torch.float64), [1, 2, 0],
-                                              torch.empty(5, 7, 6, device=device, dtype=torch.float64))))
+    # Initialised (poisoned) outputs: opcheck clones its arguments, and a clone of torch.empty
+    # memory is a read of uninitialised memory that compute-sanitizer's initcheck reports.
+    f32, f64 = torch.float32, torch.float64
+    samples.append((ops.transpose_out.default, (x, 0, 1, poisoned((7, 5, 3), f32, device))))
+    samples.append((ops.permute_out.default, (x, [2, 0, 1], poisoned((3, 5, 7), f32, device))))
+    samples.append((ops.transpose_out.default, (strided, 0, 2, poisoned((14, 5, 7), f32, device)[::2, :, :6])))
+    samples.append((ops.permute_out.default, (strided.to(f64), [1, 2, 0], poisoned((5, 7, 6), f64, device))))
     nchw = torch.randn(2, 3, 4, 5, device=device, requires_grad=True)
     samples.append((ops.to_memory_format.default, (nchw, torch.channels_last)))
     return samples
