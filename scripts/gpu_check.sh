@@ -39,10 +39,14 @@ elif [[ ${SANITIZE_TARGET:-subset} == rest ]]; then
 else
   sanitized=(python3 ${SANITIZE_SCRIPT:-tests/test_sanitizer_subset.py})
 fi
+# Inductor (AOTInductor packages) compiles with $CXX. On our GPU machine the default CXX
+# (/opt/gcc/bin/g++) builds code whose iostreams crash (README, "Notes for the GPU machine"),
+# so tests use the system g++ when there is one; INDUCTOR_CXX overrides.
+test_cxx=${INDUCTOR_CXX:-$( [[ -x /usr/bin/g++ ]] && echo /usr/bin/g++ || echo "${CXX:-c++}" )}
 # No caching allocator: every tensor is its own allocation, so an access past a tensor's end is
 # past an allocation's end, which is what the tools can see.
 run_tool() {
-  PYTORCH_NO_CUDA_MEMORY_CACHING=1 compute-sanitizer --tool "$1" --error-exitcode 9 "${sanitized[@]}" > "$OUT/sanitize-$1.log" 2>&1
+  CXX=$test_cxx PYTORCH_NO_CUDA_MEMORY_CACHING=1 compute-sanitizer --tool "$1" --error-exitcode 9 "${sanitized[@]}" > "$OUT/sanitize-$1.log" 2>&1
 }
 report_tool() {  # tool, exit status
   say "$1: exit $2; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|all cases passed|^[0-9]+ passed|passed.* in ' "$OUT/sanitize-$1.log" | tr '\n' ' ')"
@@ -62,10 +66,7 @@ say "== pytest, one process per test file (a crash in one cannot hide the others
 test_files=(${TEST_FILES:-tests/test_*.py})
 [[ ${TEST_FILES:-} == none ]] && test_files=()
 for file in "${test_files[@]}"; do
-  # Inductor (AOTInductor packages) compiles with $CXX. On our GPU machine the default CXX
-  # (/opt/gcc/bin/g++) builds code whose iostreams crash (README, "Notes for the GPU machine"),
-  # so tests use the system g++ when there is one; INDUCTOR_CXX overrides.
-  CXX=${INDUCTOR_CXX:-$( [[ -x /usr/bin/g++ ]] && echo /usr/bin/g++ || echo "${CXX:-c++}" )} python3 -X faulthandler -m pytest "$file" -q -ra -p no:cacheprovider ${PYTEST_ARGS:-} > "$OUT/pytest.tmp" 2>&1
+  CXX=$test_cxx python3 -X faulthandler -m pytest "$file" -q -ra -p no:cacheprovider ${PYTEST_ARGS:-} > "$OUT/pytest.tmp" 2>&1
   rc=$?
   cat "$OUT/pytest.tmp" >> "$LOG"
   say "$file: exit $rc: $(grep -E '^[0-9]+ (passed|failed)|^=+ .*(passed|failed|error).* =+$' "$OUT/pytest.tmp" | tail -1)"
