@@ -3,7 +3,8 @@
 # subset under compute-sanitizer, then benchmark. Everything is logged to $OUT/gpu-check.log
 # (the device tool returns at most 8 files), benchmark results go to $OUT/<name>.{json,csv,md,png}.
 # Environment: BENCH_ARGS (e.g. "--quick"; split on spaces, so no spaces inside one argument),
-# RUN_BENCH=0, SANITIZE=0, SANITIZE_TOOLS, SANITIZE_TARGET=subset|suite, SANITIZE_SCRIPT,
+# RUN_BENCH=0, SANITIZE=0, SANITIZE_TOOLS, SANITIZE_TARGET=subset|suite|rest, SANITIZE_SCRIPT,
+# SANITIZE_SHARDS, SANITIZE_OURS_ONLY, SANITIZE_TIMEOUT (see the sanitizer section below),
 # SANITIZE_PARALLEL=1 (the tools run at once, alongside the tests: the tools load the CPU,
 # not the GPU; never together with the benchmark), PYTEST_ARGS, TEST_FILES (or none),
 # INDUCTOR_CXX, CTEST=1 (the C++ tests too: make test-cpp; GTEST_SOURCE names GoogleTest
@@ -30,29 +31,86 @@ if ! make build >> "$LOG" 2>&1; then tail -40 "$LOG"; exit 1; fi
 # SANITIZE_TARGET=subset (default): tests/test_sanitizer_subset.py as a script, a small CUDA set
 # that reaches every kernel path. SANITIZE_TARGET=suite: every CUDA-marked pytest case except
 # the slow ones and test_integration (all three tools: 20-45 s on the H200). SANITIZE_TARGET=rest:
-# those two files' CUDA cases (torch.compile and multi-GB tensors under the tools: memcheck had
-# finished 3 cases after 4 minutes, 2026-11-30; give it a call of its own per tool).
+# those two files' CUDA cases (torch.compile, gradcheck and multi-GB tensors: unsharded and
+# unfiltered, memcheck had finished 3 cases after 4 minutes, 2026-11-30).
+sanitized_pytest=()
 if [[ ${SANITIZE_TARGET:-subset} == suite ]]; then
-  sanitized=(python3 -m pytest tests -m "cuda and not slow" --ignore=tests/test_integration.py -q -p no:cacheprovider)
+  sanitized_pytest=(tests -m "cuda and not slow" --ignore=tests/test_integration.py)
 elif [[ ${SANITIZE_TARGET:-subset} == rest ]]; then
-  sanitized=(python3 -m pytest tests/test_integration.py tests/test_huge.py -m cuda -q -p no:cacheprovider)
+  sanitized_pytest=(tests/test_integration.py tests/test_huge.py -m cuda)
+  # Inductor's compile workers are extra processes the tools would follow; compile in-process.
+  export TORCHINDUCTOR_COMPILE_THREADS=1
+fi
+if [[ ${#sanitized_pytest[@]} -gt 0 ]]; then
+  sanitized=(python3 -m pytest "${sanitized_pytest[@]}" -q -p no:cacheprovider)
 else
   sanitized=(python3 ${SANITIZE_SCRIPT:-tests/test_sanitizer_subset.py})
 fi
+# SANITIZE_OURS_ONLY="memcheck racecheck": those tools check only our kernels (their mangled
+# names hold the namespace torch_transpose); PyTorch's and Triton's kernels run unchecked,
+# which is what makes torch.compile and gradcheck affordable under the tools. Leave initcheck
+# out of it: memory that an unchecked kernel wrote may look uninitialised to it.
+# SANITIZE_SHARDS=k (pytest targets only): the cases are split k ways, one process per shard
+# and tool, all at once; the slow huge-tensor cases share shard 0, so that at most one of them
+# per tool holds GPU memory. SANITIZE_TIMEOUT (seconds) bounds each process.
 # Inductor (AOTInductor packages) compiles with $CXX. On our GPU machine the default CXX
 # (/opt/gcc/bin/g++) builds code whose iostreams crash (README, "Notes for the GPU machine"),
 # so tests use the system g++ when there is one; INDUCTOR_CXX overrides.
 test_cxx=${INDUCTOR_CXX:-$( [[ -x /usr/bin/g++ ]] && echo /usr/bin/g++ || echo "${CXX:-c++}" )}
+shards=${SANITIZE_SHARDS:-1}
+[[ ${#sanitized_pytest[@]} -gt 0 ]] || shards=1
+shard_dir="$OUT/shards"
+split_cases() {  # writes $shard_dir/cases.<k>, one pytest node id per line
+  mkdir -p "$shard_dir"
+  python3 -m pytest "${sanitized_pytest[@]}" --collect-only -q -p no:cacheprovider 2>/dev/null \
+    | grep '::' > "$shard_dir/all-cases"
+  awk -v k="$shards" -v dir="$shard_dir" '
+    /test_huge\.py/ { print > (dir "/cases.0"); next }
+    { n++; print > (dir "/cases." (k > 1 ? 1 + n % (k - 1) : 0)) }' "$shard_dir/all-cases"
+  say "sanitizer cases: $(wc -l < "$shard_dir/all-cases") in $shards shard(s)"
+}
 # No caching allocator: every tensor is its own allocation, so an access past a tensor's end is
 # past an allocation's end, which is what the tools can see.
-run_tool() {
-  CXX=$test_cxx PYTORCH_NO_CUDA_MEMORY_CACHING=1 compute-sanitizer --tool "$1" --error-exitcode 9 "${sanitized[@]}" > "$OUT/sanitize-$1.log" 2>&1
+run_tool_shard() {  # tool, shard, log
+  local filter=() command=("${sanitized[@]}")
+  [[ " ${SANITIZE_OURS_ONLY:-} " == *" $1 "* ]] && filter=(--kernel-name kns=torch_transpose)
+  if [[ $shards -gt 1 ]]; then
+    local cases
+    mapfile -t cases < "$shard_dir/cases.$2"
+    command=(python3 -m pytest -v -p no:cacheprovider --durations=10 "${cases[@]}")
+  fi
+  CXX=$test_cxx PYTORCH_NO_CUDA_MEMORY_CACHING=1 timeout -k 10 "${SANITIZE_TIMEOUT:-100000}" \
+    compute-sanitizer --tool "$1" "${filter[@]}" --error-exitcode 9 "${command[@]}" > "$3" 2>&1
+}
+run_tool() {  # tool: every shard at once; the shard logs end up, in order, in one log
+  local pids=() rc=0 k
+  for ((k = 0; k < shards; k++)); do
+    [[ $shards -eq 1 || -s "$shard_dir/cases.$k" ]] || continue
+    run_tool_shard "$1" "$k" "$shard_dir/$1.log.$k" &
+    pids+=($!)
+  done
+  for pid in "${pids[@]}"; do wait "$pid" || rc=$?; done
+  for ((k = 0; k < shards; k++)); do
+    [[ -f "$shard_dir/$1.log.$k" ]] || continue
+    echo "#### shard $k" >> "$OUT/sanitize-$1.log"
+    cat "$shard_dir/$1.log.$k" >> "$OUT/sanitize-$1.log"
+  done
+  return $rc
 }
 report_tool() {  # tool, exit status
-  say "$1: exit $2; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|all cases passed|^[0-9]+ passed|passed.* in ' "$OUT/sanitize-$1.log" | tr '\n' ' ')"
-  [[ $2 -eq 0 ]] || { status=1; grep -E "Error|Invalid|Fatal|Segmentation|^FAILED" "$OUT/sanitize-$1.log" | head -8; }
+  local log="$OUT/sanitize-$1.log"
+  say "$1: exit $2; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|all cases passed|^[0-9]+ passed|passed.* in ' "$log" | sort | uniq -c | tr '\n' ' ')"
+  if [[ $shards -gt 1 ]]; then
+    say "$1: cases PASSED $(grep -c ' PASSED' "$log"), FAILED $(grep -c ' FAILED' "$log"), SKIPPED $(grep -c ' SKIPPED' "$log"), of $(wc -l < "$shard_dir/all-cases")"
+  fi
+  [[ $2 -eq 0 ]] || { status=1; grep -E "Error|Invalid|Fatal|Segmentation|^FAILED|Terminated" "$log" | head -8; }
 }
 declare -A tool_pid=()
+if [[ ${SANITIZE:-1} == 1 ]]; then
+  mkdir -p "$shard_dir"
+  [[ $shards -gt 1 ]] && split_cases
+  for tool in ${SANITIZE_TOOLS:-memcheck racecheck initcheck}; do : > "$OUT/sanitize-$tool.log"; done
+fi
 if [[ ${SANITIZE:-1} == 1 && ${SANITIZE_PARALLEL:-0} == 1 ]]; then
   say "== compute-sanitizer, all tools at once in the background, on: ${sanitized[*]}"
   for tool in ${SANITIZE_TOOLS:-memcheck racecheck initcheck}; do
@@ -102,6 +160,7 @@ if [[ ${SANITIZE:-1} == 1 ]]; then
       report_tool "$tool" $?
     done
   fi
+  rm -rf "$shard_dir"  # merged into the per-tool logs; the device tool brings back 8 files at most
 fi
 
 if [[ ${RUN_BENCH:-1} == 1 ]]; then
