@@ -31,16 +31,21 @@ if ! make build >> "$LOG" 2>&1; then tail -40 "$LOG"; exit 1; fi
 # SANITIZE_TARGET=subset (default): tests/test_sanitizer_subset.py as a script, a small CUDA set
 # that reaches every kernel path. SANITIZE_TARGET=suite: every CUDA-marked pytest case except
 # the slow ones and test_integration (all three tools: 20-45 s on the H200). SANITIZE_TARGET=rest:
-# those two files' CUDA cases (torch.compile, gradcheck and multi-GB tensors: unsharded and
-# unfiltered, memcheck had finished 3 cases after 4 minutes, 2026-11-30).
+# those two files' CUDA cases (torch.compile, gradcheck and multi-GB tensors). Unsharded and
+# unfiltered, memcheck had finished 3 cases after 4 minutes. With 5 shards and memcheck and
+# racecheck on our kernels only, the slowest shard took 5 min; complex128 gradgradcheck alone
+# took 281 s under memcheck and over 470 s under initcheck (2026-11-30, H200).
 sanitized_pytest=()
 if [[ ${SANITIZE_TARGET:-subset} == suite ]]; then
   sanitized_pytest=(tests -m "cuda and not slow" --ignore=tests/test_integration.py)
 elif [[ ${SANITIZE_TARGET:-subset} == rest ]]; then
   sanitized_pytest=(tests/test_integration.py tests/test_huge.py -m cuda)
+  default_shards=5
   # Inductor's compile workers are extra processes the tools would follow; compile in-process.
   export TORCHINDUCTOR_COMPILE_THREADS=1
 fi
+# SANITIZE_K: a pytest -k expression that narrows a pytest target (e.g. to rerun some cases).
+[[ -n ${SANITIZE_K:-} && ${#sanitized_pytest[@]} -gt 0 ]] && sanitized_pytest+=(-k "$SANITIZE_K")
 if [[ ${#sanitized_pytest[@]} -gt 0 ]]; then
   sanitized=(python3 -m pytest "${sanitized_pytest[@]}" -q -p no:cacheprovider)
 else
@@ -50,14 +55,16 @@ fi
 # names hold the namespace torch_transpose); PyTorch's and Triton's kernels run unchecked,
 # which is what makes torch.compile and gradcheck affordable under the tools. Leave initcheck
 # out of it: memory that an unchecked kernel wrote may look uninitialised to it.
-# SANITIZE_SHARDS=k (pytest targets only): the cases are split k ways, one process per shard
-# and tool, all at once; the slow huge-tensor cases share shard 0, so that at most one of them
-# per tool holds GPU memory. SANITIZE_TIMEOUT (seconds) bounds each process.
+# SANITIZE_SHARDS=k (pytest targets only; rest: 5 by default): the cases are split k ways, one
+# process per shard and tool, all at once; the slow huge-tensor cases share shard 0, so that
+# at most one of them per tool holds GPU memory. SANITIZE_TIMEOUT (seconds) bounds each process.
+# Cases with cuda_graphs in their name get a shard of their own that keeps the caching
+# allocator: torch.compile's CUDA graph trees need its private pools, and fail without them.
 # Inductor (AOTInductor packages) compiles with $CXX. On our GPU machine the default CXX
 # (/opt/gcc/bin/g++) builds code whose iostreams crash (README, "Notes for the GPU machine"),
 # so tests use the system g++ when there is one; INDUCTOR_CXX overrides.
 test_cxx=${INDUCTOR_CXX:-$( [[ -x /usr/bin/g++ ]] && echo /usr/bin/g++ || echo "${CXX:-c++}" )}
-shards=${SANITIZE_SHARDS:-1}
+shards=${SANITIZE_SHARDS:-${default_shards:-1}}
 [[ ${#sanitized_pytest[@]} -gt 0 ]] || shards=1
 shard_dir="$OUT/shards"
 split_cases() {  # writes $shard_dir/cases.<k>, one pytest node id per line
@@ -66,32 +73,33 @@ split_cases() {  # writes $shard_dir/cases.<k>, one pytest node id per line
     | grep '::' > "$shard_dir/all-cases"
   awk -v k="$shards" -v dir="$shard_dir" '
     /test_huge\.py/ { print > (dir "/cases.0"); next }
+    /cuda_graphs/ { print > (dir "/cases.graphs"); next }
     { n++; print > (dir "/cases." (k > 1 ? 1 + n % (k - 1) : 0)) }' "$shard_dir/all-cases"
   say "sanitizer cases: $(wc -l < "$shard_dir/all-cases") in $shards shard(s)"
 }
 # No caching allocator: every tensor is its own allocation, so an access past a tensor's end is
 # past an allocation's end, which is what the tools can see.
 run_tool_shard() {  # tool, shard, log
-  local filter=() command=("${sanitized[@]}")
+  local filter=() command=("${sanitized[@]}") no_caching=1
+  [[ $2 == graphs ]] && no_caching=0
   [[ " ${SANITIZE_OURS_ONLY:-} " == *" $1 "* ]] && filter=(--kernel-name kns=torch_transpose)
   if [[ $shards -gt 1 ]]; then
     local cases
     mapfile -t cases < "$shard_dir/cases.$2"
     command=(python3 -m pytest -v -p no:cacheprovider --durations=10 "${cases[@]}")
   fi
-  CXX=$test_cxx PYTORCH_NO_CUDA_MEMORY_CACHING=1 timeout -k 10 "${SANITIZE_TIMEOUT:-100000}" \
+  CXX=$test_cxx PYTORCH_NO_CUDA_MEMORY_CACHING=$no_caching timeout -k 10 "${SANITIZE_TIMEOUT:-100000}" \
     compute-sanitizer --tool "$1" "${filter[@]}" --error-exitcode 9 "${command[@]}" > "$3" 2>&1
 }
 run_tool() {  # tool: every shard at once; the shard logs end up, in order, in one log
-  local pids=() rc=0 k
-  for ((k = 0; k < shards; k++)); do
-    [[ $shards -eq 1 || -s "$shard_dir/cases.$k" ]] || continue
+  local pids=() rc=0 k names=(all)
+  [[ $shards -gt 1 ]] && names=($(cd "$shard_dir" && ls cases.* | sed 's/^cases\.//'))
+  for k in "${names[@]}"; do
     run_tool_shard "$1" "$k" "$shard_dir/$1.log.$k" &
     pids+=($!)
   done
   for pid in "${pids[@]}"; do wait "$pid" || rc=$?; done
-  for ((k = 0; k < shards; k++)); do
-    [[ -f "$shard_dir/$1.log.$k" ]] || continue
+  for k in "${names[@]}"; do
     echo "#### shard $k" >> "$OUT/sanitize-$1.log"
     cat "$shard_dir/$1.log.$k" >> "$OUT/sanitize-$1.log"
   done
