@@ -256,3 +256,38 @@ def test_second_device():
     y = tt.transpose(x)
     assert y.device == x.device
     assert_bits_equal(y, reference(x))
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_captured_in_a_cuda_graph_and_replayed_with_new_data():
+    # A graph replays the recorded launches on whatever the captured tensors hold at replay
+    # time: the op must launch on the capturing stream and keep no host-side copy of the data.
+    square = torch.empty(257, 129, device="cuda")
+    narrow = torch.empty(5000, 6, device="cuda", dtype=torch.bfloat16)
+    five_d = torch.empty(4, 6, 5, 7, 9, device="cuda", dtype=torch.float16)
+    guard = poisoned((140, 260), torch.float32, "cuda")
+    before = guard.clone()
+    out_view = guard[1:130, 2:259]
+
+    def run():
+        return (tt.transpose(square), tt.transpose(narrow), tt.permute(five_d, [4, 2, 0, 3, 1]),
+                tt.transpose(square, out=out_view))
+
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        run()  # warm-up outside capture, as PyTorch asks
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        outputs = run()
+    for seed in range(3):
+        gen = torch.Generator().manual_seed(seed)
+        for t in (square, narrow, five_d):
+            t.copy_(random_bits(t.shape, t.dtype, generator=gen))
+        graph.replay()
+        assert_bits_equal(outputs[0], square.t().contiguous())
+        assert_bits_equal(outputs[1], narrow.t().contiguous())
+        assert_bits_equal(outputs[2], five_d.permute(4, 2, 0, 3, 1).contiguous())
+        assert_only_view_written(guard, out_view, square.t(), before)
