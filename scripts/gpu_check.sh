@@ -58,8 +58,8 @@ fi
 # SANITIZE_SHARDS=k (pytest targets only; rest: 5 by default): the cases are split k ways, one
 # process per shard and tool, all at once; the slow huge-tensor cases share shard 0, so that
 # at most one of them per tool holds GPU memory. SANITIZE_TIMEOUT (seconds) bounds each process.
-# Cases with cuda_graphs in their name get a shard of their own that keeps the caching
-# allocator: torch.compile's CUDA graph trees need its private pools, and fail without them.
+# Cases with cuda_graph in their name get a shard of their own that keeps the caching
+# allocator: CUDA graphs allocate from its private pools during capture.
 # Inductor (AOTInductor packages) compiles with $CXX. On our GPU machine the default CXX
 # (/opt/gcc/bin/g++) builds code whose iostreams crash (README, "Notes for the GPU machine"),
 # so tests use the system g++ when there is one; INDUCTOR_CXX overrides.
@@ -73,7 +73,7 @@ split_cases() {  # writes $shard_dir/cases.<k>, one pytest node id per line
     | grep '::' > "$shard_dir/all-cases"
   awk -v k="$shards" -v dir="$shard_dir" '
     /test_huge\.py/ { print > (dir "/cases.0"); next }
-    /cuda_graphs/ { print > (dir "/cases.graphs"); next }
+    /cuda_graph/ { print > (dir "/cases.graphs"); next }
     { n++; print > (dir "/cases." (k > 1 ? 1 + n % (k - 1) : 0)) }' "$shard_dir/all-cases"
   say "sanitizer cases: $(wc -l < "$shard_dir/all-cases") in $shards shard(s)"
 }
