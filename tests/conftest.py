@@ -14,6 +14,15 @@ settings.register_profile("ci", max_examples=150, deadline=None,
 settings.register_profile("long", max_examples=10_000, deadline=None, suppress_health_check=list(HealthCheck))
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
+# For compute-sanitizer runs only (scripts/gpu_check.sh sets it for its CUDA-graph shard).
+# Under the tools, Inductor's debug check of its CUDA-graph pool (slow_path_cudagraph_asserts,
+# on by default) finds one of Inductor's own intermediates still allocated after the warm-up
+# run and raises, while the tools report no error. Without the tools the check passes, so
+# ordinary runs keep it on. Seen on the H200, torch 2.11, 2026-11-30; bench/NOTES.md has more.
+if os.environ.get("TORCH_TRANSPOSE_TESTS_NO_CUDAGRAPH_POOL_CHECK") == "1":
+    import torch._inductor.config as inductor_config
+    inductor_config.triton.slow_path_cudagraph_asserts = False
+
 
 def _devices():
     params = [pytest.param("cpu", id="cpu")]
