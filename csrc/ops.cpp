@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "cpu/huge_pages.h"
 #include "include/torch_transpose/torch_transpose.h"
 #include "kernels.h"
 #include "message.h"
@@ -166,9 +167,15 @@ void run_into(const char* op, const Tensor& self, const std::vector<int64_t>& pe
 
 // ---- the operators ------------------------------------------------------------------------------
 
+// A new output, before anything writes it: large CPU ones get huge-page advice (cpu/huge_pages.h).
+Tensor prepare_new_output(Tensor out) {
+  if (out.device().is_cpu()) advise_huge_pages(out.data_ptr(), static_cast<int64_t>(out.nbytes()));
+  return out;
+}
+
 Tensor permute_into_new(const char* op, const Tensor& self, const std::vector<int64_t>& perm) {
   check_strided(op, "self", self);
-  Tensor out = at::empty(permuted_sizes(self, perm), self.options());
+  Tensor out = prepare_new_output(at::empty(permuted_sizes(self, perm), self.options()));
   run_into(op, self, perm, out);
   return out;
 }
@@ -198,7 +205,7 @@ void permute_out_op(const Tensor& self, IntArrayRef dims, const Tensor& out) {
 Tensor to_memory_format_op(const Tensor& self, at::MemoryFormat memory_format) {
   check_strided("to_memory_format", "self", self);
   // empty_like raises PyTorch's own error for a format that does not fit self's rank.
-  Tensor out = at::empty_like(self, self.options(), memory_format);
+  Tensor out = prepare_new_output(at::empty_like(self, self.options(), memory_format));
   std::vector<int64_t> identity(self.dim());
   for (int64_t i = 0; i < self.dim(); ++i) identity[i] = i;
   run_into("to_memory_format", self, identity, out);

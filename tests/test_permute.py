@@ -67,6 +67,7 @@ def test_attention_and_channels_last_layouts(device):
     (torch.channels_last, (4, 64, 5, 1)),
     (torch.channels_last_3d, (2, 5, 3, 4, 6)),
     (torch.contiguous_format, (2, 3, 9, 11)),
+    (torch.channels_last, (2, 64, 136, 130)),  # 9 MB of fp16: large-output paths on the CPU
 ])
 def test_to_memory_format(device, memory_format, shape):
     for x in (random_bits(shape, torch.float16, device),
@@ -140,3 +141,10 @@ def test_explain_describes_the_plan(device):
     assert "in_fast=1 out_fast=2" in tt.explain(x, (0, 2, 3, 1), out)
     assert tt.explain(torch.empty(4, 0), (1, 0)) == "empty: nothing to move"
     assert tt.explain(torch.empty(8, 3, 16, 16, device="meta"), (0, 2, 3, 1)).startswith("transpose:")
+
+
+def test_large_channels_last_output(device):
+    # Above the CPU kernel's streaming-store size (8 MiB); 80 channels: ragged tiles, and rows of
+    # 320 bytes, whole 64-byte lines, so they stream.
+    x = random_bits((2, 80, 128, 130), torch.float32, device)
+    assert_bits_equal(tt.permute(x, [0, 2, 3, 1]), reference(x, [0, 2, 3, 1]))

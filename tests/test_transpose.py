@@ -233,6 +233,33 @@ def test_non_tensor_arguments_raise_type_error():
         tt.transpose(torch.randn(2, 3), "0", 1)
 
 
+# ---- large outputs ---------------------------------------------------------------------------------
+# Outputs of 8 MiB or more take the CPU kernel's streaming-store path (csrc/cpu/cpu_kernels.cpp):
+# whole tiles are staged and streamed out, edge tiles use plain stores. These shapes sit just
+# above that size, with ragged edges in both dims, for every element width and a batch. Every
+# output row (the input's row count times the element size) is whole 64-byte lines, as
+# streaming needs.
+LARGE_CASES = [((2064, 1030), torch.float32), ((2080, 2050), torch.bfloat16), ((4160, 2050), torch.int8),
+               ((1032, 1030), torch.complex64), ((732, 740), torch.complex128), ((3, 1040, 700), torch.float32)]
+
+
+@pytest.mark.parametrize("shape,dtype", LARGE_CASES, ids=lambda v: str(v))
+def test_large_outputs_of_every_width(device, shape, dtype):
+    x = random_bits(shape, dtype, device)
+    assert_bits_equal(tt.transpose(x), reference(x))
+
+
+# Streaming needs every output row on a 64-byte line: the first view is, the second falls back.
+@pytest.mark.parametrize("row,col", [(1, 16), (1, 4)], ids=["line-aligned rows", "misaligned rows"])
+def test_large_out_view_touches_only_the_view(device, row, col):
+    x = random_bits((2064, 1030), torch.float32, device)
+    guard = poisoned((1030 + 3, 2064 + 16), torch.float32, device)
+    before = guard.clone()
+    view = guard[row:row + 1030, col:col + 2064]
+    tt.transpose(x, out=view)
+    assert_only_view_written(guard, view, reference(x), before)
+
+
 # ---- CUDA specifics -------------------------------------------------------------------------------
 
 @pytest.mark.cuda

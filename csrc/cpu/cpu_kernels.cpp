@@ -10,6 +10,7 @@
 #include "../plan/batch_indexer.h"
 #include "../plan/fast_dims.h"
 #include "simd_transpose.h"
+#include "streaming_store.h"
 
 namespace torch_transpose {
 namespace {
@@ -29,6 +30,59 @@ template <> struct ElementOf<16> { using type = Bytes16; };
 // (32 x 32 fp32 = 4 KiB per side) while each row is at least two 64-byte lines.
 constexpr int64_t kCpuTileBytes = 128;
 
+// Outputs of at least this many bytes are written with streaming stores (streaming_store.h).
+// Smaller ones may still be in cache when the caller reads them, which plain stores keep.
+constexpr int64_t kStreamingMinBytes = int64_t{8} << 20;
+
+// dst(ia, ib) = src(ia, ib) for a tile of na x nb elements; each side walks a and b with its
+// own strides. Whole SIMD blocks where a is unit-stride on the source and b on the
+// destination, scalar moves for the rest.
+template <typename T>
+void move_tile(const T* src, int64_t src_sa, int64_t src_sb, T* dst, int64_t dst_sa, int64_t dst_sb,
+               int64_t na, int64_t nb) {
+  auto scalar_block = [&](int64_t a_lo, int64_t a_hi, int64_t b_lo, int64_t b_hi) {
+    for (int64_t ia = a_lo; ia < a_hi; ++ia) {
+      const T* s = src + ia * src_sa;
+      T* d = dst + ia * dst_sa;
+      if (dst_sb == 1) {
+        for (int64_t ib = b_lo; ib < b_hi; ++ib) d[ib] = s[ib * src_sb];
+      } else {
+        for (int64_t ib = b_lo; ib < b_hi; ++ib) d[ib * dst_sb] = s[ib * src_sb];
+      }
+    }
+  };
+  int64_t a_full = 0, b_full = 0;  // [0, a_full) x [0, b_full) goes through SIMD blocks
+  constexpr int64_t k = SimdBlock<T>::kSize;
+  if constexpr (k > 1) {
+    if (src_sa == 1 && dst_sb == 1) {
+      a_full = na / k * k;
+      b_full = nb / k * k;
+      for (int64_t ia = 0; ia < a_full; ia += k) {
+        for (int64_t ib = 0; ib < b_full; ib += k) {
+          SimdBlock<T>::transpose(src + ib * src_sb + ia, src_sb, dst + ia * dst_sa + ib, dst_sa);
+        }
+      }
+    }
+  }
+  scalar_block(0, a_full, b_full, nb);
+  scalar_block(a_full, na, 0, nb);
+}
+
+// Streaming needs a large output whose tile rows are contiguous and start on a 64-byte line
+// in every batch entry (tile rows start at multiples of kCpuTileBytes along b), so that each
+// row is whole lines. Rows that start mid-line made streaming 2-4x slower than plain stores
+// (1448 x 1448 fp32 and bf16 on our CI machine).
+template <typename T>
+bool use_streaming_stores(const FastDims& f, const BatchIndexer& batch, const T* out) {
+  constexpr int64_t e = sizeof(T), line = 64;
+  if (!kHasStreamingStores || f.out_sb != 1 || (f.out_sa * e) % line != 0) return false;
+  if (reinterpret_cast<uintptr_t>(out) % line != 0) return false;
+  for (int d = 0; d < batch.rank; ++d) {
+    if ((batch.out_strides[d] * e) % line != 0) return false;
+  }
+  return batch.count() * f.size_a * f.size_b * e >= kStreamingMinBytes;
+}
+
 template <typename T>
 void transpose_tiles(const LayoutPlan& plan, const T* in, T* out) {
   constexpr int64_t tile = std::max<int64_t>(16, kCpuTileBytes / static_cast<int64_t>(sizeof(T)));
@@ -38,41 +92,29 @@ void transpose_tiles(const LayoutPlan& plan, const T* in, T* out) {
   const int64_t tiles_a = (size_a + tile - 1) / tile, tiles_b = (size_b + tile - 1) / tile;
   const BatchIndexer batch = BatchIndexer::from_plan(plan);
   const int64_t total = batch.count() * tiles_a * tiles_b;
+  const bool streaming = use_streaming_stores(f, batch, out);
   // A few tiles per task amortise the scheduling; tiles are independent, so any split is safe.
   at::parallel_for(0, total, 16, [&](int64_t begin, int64_t end) {
+    alignas(64) T staged[tile * tile];  // 2-16 KiB: one tile, in L1
     for (int64_t t = begin; t < end; ++t) {
       const int64_t tb = t % tiles_b, ta = (t / tiles_b) % tiles_a, bi = t / (tiles_b * tiles_a);
       int64_t in_off, out_off;
       batch.offsets(bi, in_off, out_off);
       const int64_t a0 = ta * tile, b0 = tb * tile;
-      const int64_t a_end = std::min(size_a, a0 + tile), b_end = std::min(size_b, b0 + tile);
-      auto scalar_block = [&](int64_t a_lo, int64_t a_hi, int64_t b_lo, int64_t b_hi) {
-        for (int64_t ia = a_lo; ia < a_hi; ++ia) {
-          const T* src = in + in_off + ia * in_sa;
-          T* dst = out + out_off + ia * out_sa;
-          if (out_sb == 1) {
-            for (int64_t ib = b_lo; ib < b_hi; ++ib) dst[ib] = src[ib * in_sb];
-          } else {
-            for (int64_t ib = b_lo; ib < b_hi; ++ib) dst[ib * out_sb] = src[ib * in_sb];
-          }
+      const int64_t na = std::min(size_a, a0 + tile) - a0, nb = std::min(size_b, b0 + tile) - b0;
+      const T* src = in + in_off + a0 * in_sa + b0 * in_sb;
+      T* dst = out + out_off + a0 * out_sa + b0 * out_sb;
+      if (streaming && na == tile && nb == tile) {
+        // Whole tiles: transpose into the L1-resident buffer, then stream out whole rows.
+        move_tile(src, in_sa, in_sb, staged, tile, int64_t{1}, tile, tile);
+        for (int64_t ia = 0; ia < tile; ++ia) {
+          stream_bytes(dst + ia * out_sa, staged + ia * tile, tile * static_cast<int64_t>(sizeof(T)));
         }
-      };
-      constexpr int64_t k = SimdBlock<T>::kSize;
-      if constexpr (k > 1) {
-        if (in_sa == 1 && out_sb == 1) {  // whole k x k blocks in registers, the ragged rest scalar
-          const int64_t a_full = a0 + (a_end - a0) / k * k, b_full = b0 + (b_end - b0) / k * k;
-          for (int64_t ia = a0; ia < a_full; ia += k) {
-            for (int64_t ib = b0; ib < b_full; ib += k) {
-              SimdBlock<T>::transpose(in + in_off + ib * in_sb + ia, in_sb, out + out_off + ia * out_sa + ib, out_sa);
-            }
-          }
-          scalar_block(a0, a_full, b_full, b_end);
-          scalar_block(a_full, a_end, b0, b_end);
-          continue;
-        }
+      } else {
+        move_tile(src, in_sa, in_sb, dst, out_sa, out_sb, na, nb);
       }
-      scalar_block(a0, a_end, b0, b_end);
     }
+    if (streaming) streaming_store_fence();
   });
 }
 

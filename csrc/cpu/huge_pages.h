@@ -1,0 +1,48 @@
+// Transparent huge pages for large new CPU outputs. A large allocation is fresh memory from
+// mmap, so the kernel's first writes fault it in 4 KiB at a time: 16384 page faults for a
+// 64 MiB output, which on our 2-core CI machine took about twice as long as the transpose
+// itself (bench/NOTES.md, "CPU"). Advising huge pages for the allocation's 2 MiB-aligned
+// interior lets Linux fault it 2 MiB at a time where the system allows it (THP "madvise" or
+// "always"); with THP "never", or off Linux, nothing changes. The advice covers only memory
+// inside the output's own allocation and moves no data. TORCH_TRANSPOSE_CPU_HUGE_PAGES=0
+// turns it off.
+#pragma once
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
+namespace torch_transpose {
+
+// Smaller outputs usually come from memory the allocator reuses, already faulted in.
+constexpr int64_t kHugePageAdviceMinBytes = int64_t{4} << 20;
+
+inline bool huge_page_advice_enabled() {
+  static const bool enabled = [] {
+    const char* value = std::getenv("TORCH_TRANSPOSE_CPU_HUGE_PAGES");
+    return value == nullptr || std::strcmp(value, "0") != 0;
+  }();
+  return enabled;
+}
+
+// Call before anything writes the new allocation [data, data + bytes).
+inline void advise_huge_pages(void* data, int64_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  if (bytes < kHugePageAdviceMinBytes || !huge_page_advice_enabled()) return;
+  constexpr uintptr_t kHugePage = uintptr_t{2} << 20;
+  const uintptr_t first = reinterpret_cast<uintptr_t>(data);
+  const uintptr_t begin = (first + kHugePage - 1) & ~(kHugePage - 1);
+  const uintptr_t end = (first + static_cast<uintptr_t>(bytes)) & ~(kHugePage - 1);
+  // Advice only: if the system refuses it, the output is simply faulted in small pages.
+  if (end > begin) (void)madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#else
+  (void)data;
+  (void)bytes;
+#endif
+}
+
+}  // namespace torch_transpose
