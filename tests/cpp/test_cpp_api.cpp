@@ -42,6 +42,23 @@ TEST(CppApi, TransposeMatchesLibTorchForEveryWidth) {
   }
 }
 
+// Outputs of 8 MiB or more with rows of whole 64-byte lines take the CPU kernel's
+// streaming-store path, and new ones get huge-page advice; edges ragged in both dims.
+TEST(CppApi, LargeOutputsStreamExactly) {
+  for (auto [rows, dtype] : {std::pair<int64_t, at::ScalarType>{2064, torch::kFloat}, {4160, torch::kUInt8},
+                             {1032, torch::kComplexFloat}}) {
+    auto x = random_bits({rows, 1030}, dtype);
+    EXPECT_TRUE(bits_equal(torch_transpose::transpose(x), x.t().contiguous())) << dtype;
+  }
+  auto x = random_bits({2064, 1030}, torch::kFloat);
+  auto buffer = torch::full({1033, 2080}, -7.0f, torch::kFloat);
+  auto view = buffer.slice(0, 1, 1031).slice(1, 16, 2080);
+  torch_transpose::transpose_out(x, 0, 1, view);
+  EXPECT_TRUE(bits_equal(view, x.t()));
+  view.fill_(-7.0f);
+  EXPECT_TRUE(torch::equal(buffer, torch::full({1033, 2080}, -7.0f, torch::kFloat)));
+}
+
 TEST(CppApi, StridedInputsAndPermute) {
   auto base = random_bits({40, 90}, torch::kFloat);
   for (const auto& x : {base.slice(1, 0, 90, 2), base.slice(0, 1).slice(1, 1), base.t(), base.narrow(0, 0, 1).expand({20, 90})}) {
