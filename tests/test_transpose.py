@@ -1,5 +1,8 @@
 """torch_transpose.transpose against x.transpose(d0, d1).contiguous(), bit for bit."""
 import itertools
+import os
+import subprocess
+import sys
 
 import pytest
 import torch
@@ -258,6 +261,26 @@ def test_large_out_view_touches_only_the_view(device, row, col):
     view = guard[row:row + 1030, col:col + 2064]
     tt.transpose(x, out=view)
     assert_only_view_written(guard, view, reference(x), before)
+
+
+def test_cpu_sse2_blocks_when_avx512_is_off():
+    # Where the CPU has AVX-512, 4-byte tiles move in 16x16 AVX-512 blocks and every other test
+    # here runs those. The SSE2 4x4 blocks that other x86-64 CPUs use are checked in a process
+    # with AVX-512 switched off (the setting is read once per process).
+    code = """
+import torch, torch_transpose as tt
+from helpers import assert_bits_equal, random_bits
+for shape in [(67, 45), (16, 16), (33, 64), (2064, 1030), (3, 40, 70)]:
+    x = random_bits(shape, torch.float32)
+    assert_bits_equal(tt.transpose(x), x.transpose(-2, -1).contiguous())
+    assert_bits_equal(tt.transpose(x[..., 1:, 3:]), x[..., 1:, 3:].transpose(-2, -1).contiguous())
+print("sse2 ok")
+"""
+    env = {**os.environ, "TORCH_TRANSPOSE_CPU_AVX512": "0"}
+    tests_dir = os.path.dirname(__file__)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (tests_dir, env.get("PYTHONPATH")) if p)
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert done.returncode == 0 and "sse2 ok" in done.stdout, done.stderr
 
 
 # ---- CUDA specifics -------------------------------------------------------------------------------

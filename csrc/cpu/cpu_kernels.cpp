@@ -55,6 +55,19 @@ void move_tile(const T* src, int64_t src_sa, int64_t src_sb, T* dst, int64_t dst
   constexpr int64_t k = SimdBlock<T>::kSize;
   if constexpr (k > 1) {
     if (src_sa == 1 && dst_sb == 1) {
+#if defined(TORCH_TRANSPOSE_HAVE_AVX512_BLOCKS)
+      if constexpr (sizeof(T) == 4) {
+        if (cpu_avx512_blocks_enabled() && na >= 16 && nb >= 16) {
+          // 16x16 blocks where they fit, then the rest of the tile as below (SSE2 and scalar).
+          const int64_t a16 = na / 16 * 16, b16 = nb / 16 * 16;
+          transpose_blocks_16x16_avx512(reinterpret_cast<const uint32_t*>(src), src_sb,
+                                        reinterpret_cast<uint32_t*>(dst), dst_sa, a16, b16);
+          move_tile(src + b16 * src_sb, src_sa, src_sb, dst + b16, dst_sa, dst_sb, a16, nb - b16);
+          move_tile(src + a16, src_sa, src_sb, dst + a16 * dst_sa, dst_sa, dst_sb, na - a16, nb);
+          return;
+        }
+      }
+#endif
       a_full = na / k * k;
       b_full = nb / k * k;
       for (int64_t ia = 0; ia < a_full; ia += k) {

@@ -92,4 +92,22 @@ template <> struct SimdBlock<uint8_t> {
 };
 #endif
 
+// AVX-512F 16x16 blocks of 4-byte elements, for CPUs that have it (checked at run time; the
+// library is built for baseline x86-64). One 64-byte register per row: 16 loads, 64 shuffles
+// and 16 stores move 256 elements, about a quarter of the instructions of SSE2's 4x4 blocks,
+// which matters when the data is in cache (bench/NOTES.md, "CPU").
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define TORCH_TRANSPOSE_HAVE_AVX512_BLOCKS 1
+
+// True when the CPU runs AVX-512F and TORCH_TRANSPOSE_CPU_AVX512 is not 0 (the switch lets
+// the tests cover the SSE2 blocks on a machine that has AVX-512).
+bool cpu_avx512_blocks_enabled();
+
+// Transposes the [0, na) x [0, nb) part of a tile, na and nb multiples of 16, in 16x16 blocks:
+// dst[ia * dst_stride + ib] = src[ib * src_stride + ia]. Only call it when
+// cpu_avx512_blocks_enabled() is true.
+void transpose_blocks_16x16_avx512(const uint32_t* src, int64_t src_stride, uint32_t* dst, int64_t dst_stride,
+                                   int64_t na, int64_t nb);
+#endif
+
 }  // namespace torch_transpose
