@@ -3,6 +3,12 @@
 #include "simd_transpose.h"
 
 #if defined(TORCH_TRANSPOSE_HAVE_AVX512_BLOCKS)
+// GCC 12's own avx512fintrin.h trips -Wuninitialized where its intrinsics inline here (GCC bug
+// 105593, the `__m512i __Y = __Y;` of _mm512_undefined_epi32): a false alarm about the header.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <immintrin.h>
 
 #include <cstdlib>
