@@ -4,6 +4,7 @@ The source list lives in csrc/SOURCES and is shared with CMakeLists.txt (the Lib
 Set TORCH_TRANSPOSE_CUDA=0 to force a CPU-only build, =1 to insist on CUDA.
 """
 import os
+import sys
 from pathlib import Path
 
 from setuptools import setup
@@ -33,14 +34,22 @@ def extension():
     sources = [s for s in library_sources() if with_cuda or not s.endswith(".cu")]
     sources.append("csrc/python_module.cpp")
     cxx = ["-O3", "-std=c++17"]
+    # at::parallel_for splits work over threads only in code compiled with OpenMP (ATen's
+    # header falls back to a plain loop without it): the CPU kernels need -fopenmp. The
+    # library then shares libgomp.so.1 with torch, which loads it first.
+    link = []
+    if sys.platform.startswith("linux"):
+        cxx.append("-fopenmp")
+        link.append("-fopenmp")
     defines = []
     if with_cuda:
         defines.append(("TORCH_TRANSPOSE_WITH_CUDA", None))
         nvcc = ["-O3", "-std=c++17", "--expt-relaxed-constexpr", "-lineinfo"]
         return CUDAExtension("torch_transpose._C", sources, include_dirs=[str(ROOT / "csrc")],
-                             define_macros=defines, extra_compile_args={"cxx": cxx, "nvcc": nvcc})
+                             define_macros=defines, extra_compile_args={"cxx": cxx, "nvcc": nvcc},
+                             extra_link_args=link)
     return CppExtension("torch_transpose._C", sources, include_dirs=[str(ROOT / "csrc")],
-                        extra_compile_args={"cxx": cxx})
+                        extra_compile_args={"cxx": cxx}, extra_link_args=link)
 
 
 setup(

@@ -12,6 +12,14 @@
 #include "simd_transpose.h"
 #include "streaming_store.h"
 
+// ATen's at::parallel_for uses threads only where the including code is compiled with OpenMP;
+// otherwise it silently runs the whole range on the calling thread. Until 2026-11-30 this file
+// was built that way, and every CPU kernel ran on one thread. Build with -fopenmp (setup.py and
+// CMakeLists.txt do).
+#if AT_PARALLEL_OPENMP && !defined(_OPENMP) && defined(__linux__)
+#error "csrc/cpu/cpu_kernels.cpp must be compiled with OpenMP (-fopenmp) to run on more than one thread"
+#endif
+
 namespace torch_transpose {
 namespace {
 
