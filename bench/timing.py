@@ -7,7 +7,11 @@ def median_seconds(fn, min_run_time):
     fn()  # warm-up: module load, compilation, autotuning, allocator growth
     if torch.cuda.is_available():
         torch.cuda.synchronize()
-    timer = benchmark.Timer(stmt="fn()", globals={"fn": fn})
+    # Timer runs the statement with num_threads=1 unless told otherwise. On the CPU that held
+    # ours and eager to one thread while torch.compile's C++ keeps its own OpenMP thread count
+    # (until 2026-11-30 the CPU results were measured that way); time every implementation
+    # with the threads torch has (--threads sets them).
+    timer = benchmark.Timer(stmt="fn()", globals={"fn": fn}, num_threads=torch.get_num_threads())
     return timer.blocked_autorange(min_run_time=min_run_time).median
 
 
