@@ -9,8 +9,8 @@
 #pragma once
 
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
+
+#include "../env_switch.h"
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -22,10 +22,7 @@ namespace torch_transpose {
 constexpr int64_t kHugePageAdviceMinBytes = int64_t{4} << 20;
 
 inline bool huge_page_advice_enabled() {
-  static const bool enabled = [] {
-    const char* value = std::getenv("TORCH_TRANSPOSE_CPU_HUGE_PAGES");
-    return value == nullptr || std::strcmp(value, "0") != 0;
-  }();
+  static const bool enabled = !env_switched_off("TORCH_TRANSPOSE_CPU_HUGE_PAGES");
   return enabled;
 }
 

@@ -11,15 +11,13 @@
 #endif
 #include <immintrin.h>
 
-#include <cstdlib>
-#include <cstring>
+#include "../env_switch.h"
 
 namespace torch_transpose {
 
 bool cpu_avx512_blocks_enabled() {
   static const bool enabled = [] {
-    const char* setting = std::getenv("TORCH_TRANSPOSE_CPU_AVX512");
-    if (setting != nullptr && std::strcmp(setting, "0") == 0) return false;
+    if (env_switched_off("TORCH_TRANSPOSE_CPU_AVX512")) return false;
     __builtin_cpu_init();
     return __builtin_cpu_supports("avx512f") != 0;
   }();
