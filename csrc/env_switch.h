@@ -14,4 +14,13 @@ inline bool env_switched_off(const char* name) {
   return value != nullptr && std::strcmp(value, "0") == 0;
 }
 
+// The variable `name` as an integer when it is set and lies in [lo, hi], else `fallback`.
+inline long long env_int_in_range(const char* name, long long lo, long long hi, long long fallback) {
+  const char* value = std::getenv(name);
+  if (value == nullptr) return fallback;
+  char* end = nullptr;
+  const long long parsed = std::strtoll(value, &end, 10);
+  return end != value && *end == '\0' && parsed >= lo && parsed <= hi ? parsed : fallback;
+}
+
 }  // namespace torch_transpose

@@ -2,7 +2,8 @@
 //   Copy plans:      row_group_copy (short rows) or row_chunk_copy (long rows)
 //   Transpose plans: narrow_transpose (a packed fast dim of 2..16 elements against aligned
 //                    lines), flat_tile_transpose (any other fast dim under 32 elements) or
-//                    tile_transpose
+//                    tile_transpose (window_tile_transpose when rows cannot take 16-byte
+//                    vectors on both sides but the output's fast dim has unit stride)
 // Kernels are templated on element width, vector width V (from the plan's alignment analysis)
 // and index width (32-bit unless an in-tile offset could overflow it; then V = 1).
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include "narrow_transpose.cuh"
 #include "row_copy.cuh"
 #include "tile_transpose.cuh"
+#include "window_tile_transpose.cuh"
 
 namespace torch_transpose {
 namespace {
@@ -61,11 +63,33 @@ void launch_narrow_or_flat(const LayoutPlan& plan, const T* in, T* out, cudaStre
   }
 }
 
+// The window tile kernel for 4- and 8-byte elements whose plan allows no vectors (V == 1) but
+// whose output fast dim has unit stride; false when it does not apply.
+template <typename T>
+bool launch_window_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_t stream, int sm_count) {
+  if constexpr (sizeof(T) != 4 && sizeof(T) != 8) {
+    return false;
+  } else {
+    using Shape = WindowShape<sizeof(T)>;
+    if (!window_tile_enabled() || plan.needs_64bit_index || plan.out_strides[plan.out_fast_dim] != 1) return false;
+    const bool shifted = !window_rows_on_sector_grid(plan, reinterpret_cast<uintptr_t>(out), Shape::kShift);
+    const WindowTileArgs args = make_window_tile_args(plan, shifted, Shape::kTile, Shape::kShift);
+    const unsigned int grid = grid_for(args.total_tiles, sm_count);
+    if (shifted) {
+      launch_kernel(window_tile_transpose_kernel<T, true, int32_t>, grid, kThreads, 0, stream, in, out, args);
+    } else {
+      launch_kernel(window_tile_transpose_kernel<T, false, int32_t>, grid, kThreads, 0, stream, in, out, args);
+    }
+    return true;
+  }
+}
+
 template <typename T, int V>
 void launch_transpose(const LayoutPlan& plan, const T* in, T* out, cudaStream_t stream, int sm_count) {
   TransposeArgs args;
   static_cast<FastDims&>(args) = FastDims::from_plan(plan);
   if (std::min(args.size_a, args.size_b) < kNarrowDim) return launch_narrow_or_flat<T>(plan, in, out, stream, sm_count);
+  if (V == 1 && launch_window_tile<T>(plan, in, out, stream, sm_count)) return;
   constexpr int kTile = TileShape<sizeof(T)>::kTile;
   args.tiles_a = ceil_div(args.size_a, kTile);
   args.tiles_b = ceil_div(args.size_b, kTile);

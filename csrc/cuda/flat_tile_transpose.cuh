@@ -14,8 +14,8 @@
 #pragma once
 
 #include <algorithm>
-#include <cstdlib>
 
+#include "../env_switch.h"
 #include "cuda_common.cuh"
 
 namespace torch_transpose {
@@ -23,11 +23,7 @@ namespace torch_transpose {
 // Bytes of tile per block (the batch item offsets come on top). 16 KB by default;
 // TORCH_TRANSPOSE_FLAT_TILE_BYTES (4096 to 40960) overrides it, read once, for tuning runs.
 inline int64_t flat_tile_bytes() {
-  static const int64_t bytes = [] {
-    const char* text = std::getenv("TORCH_TRANSPOSE_FLAT_TILE_BYTES");
-    const int64_t asked = text ? std::atoll(text) : 0;
-    return asked >= 4096 && asked <= 40960 ? asked : int64_t{16384};
-  }();
+  static const int64_t bytes = env_int_in_range("TORCH_TRANSPOSE_FLAT_TILE_BYTES", 4096, 40960, 16384);
   return bytes;
 }
 constexpr int kFlatMaxGroup = 256;  // batch items per tile (their offsets live in shared memory)

@@ -12,8 +12,7 @@
 // layout, reached 0.80-0.85 of copy on these, bound by its per-vector index math.
 #pragma once
 
-#include <cstdlib>
-
+#include "../env_switch.h"
 #include "cuda_common.cuh"
 
 namespace torch_transpose {
@@ -25,10 +24,7 @@ constexpr int kNarrowInFlight = 4;  // 16-byte loads in flight per lane
 // TORCH_TRANSPOSE_NARROW_KERNEL=0 sends these layouts to the flat tile kernel instead (read
 // once; for A/B timing runs).
 inline bool narrow_kernel_enabled() {
-  static const bool enabled = [] {
-    const char* text = std::getenv("TORCH_TRANSPOSE_NARROW_KERNEL");
-    return !(text && text[0] == '0');
-  }();
+  static const bool enabled = !env_switched_off("TORCH_TRANSPOSE_NARROW_KERNEL");
   return enabled;
 }
 

@@ -164,6 +164,36 @@ TEST(KernelsOnHost, SquareTilesPartialVectorsAndOffsets) {
   }
 }
 
+// Window tiles (4- and 8-byte elements, no vectors on one side, unit-stride output rows):
+// output rows off the sector grid (shifted windows, ragged row ends, the extra tile along b),
+// rows on the grid with a misaligned or stepped input (unshifted), batches, `out=` views with
+// an odd row pitch, and a stepped output (the scalar tile kernel's path).
+TEST(KernelsOnHost, WindowTilesShiftedAndUnshifted) {
+  for (int e : kWidths) {
+    check_case(permute_case({130, 257}, {1, 0}, e));                 // odd rows both sides
+    check_case(permute_case({200, 129}, {1, 0}, e, {129, 1}, 1));    // and a misaligned base
+    check_case(permute_case({3, 70, 99}, {0, 2, 1}, e, {}, 3));      // batched, odd
+    check_case(permute_case({65, 63}, {1, 0}, e, {67, 1}, 2));       // tiles cut on both dims
+    check_case(permute_case({127, 96}, {1, 0}, e));                  // rows of 127: the extra tile along b
+    check_case(permute_case({200, 136}, {1, 0}, e, {137, 1}, 1));    // rows on the grid, input off it
+    check_case(permute_case({100, 80}, {1, 0}, e, {160, 2}));        // stepped input: x[:, ::2]
+    Case c = permute_case({97, 150}, {1, 0}, e);                     // out = buf[5:, 5:155]
+    c.out_strides = {157, 1};
+    c.out_offset = 5 * 157 + 5;
+    c.name += " out=buf[5:, 5:155]";
+    check_case(c);
+    Case f = permute_case({128, 40}, {1, 0}, e, {41, 1});            // out = buf[:, 1:129]: rows of 128 shifted
+    f.out_strides = {133, 1};
+    f.out_offset = 1;
+    f.name += " out=buf[:, 1:129]";
+    check_case(f);
+    Case d = permute_case({90, 70}, {1, 0}, e, {71, 1});             // out = buf[:, ::2]: no windows
+    d.out_strides = {181, 2};
+    d.name += " out=buf[:, ::2]";
+    check_case(d);
+  }
+}
+
 TEST(KernelsOnHost, FlatTilesDenseAndLineWalks) {
   for (int e : kWidths) {
     check_case(permute_case({2000, 16}, {1, 0}, e));   // dense load, line store
@@ -241,6 +271,7 @@ TEST(KernelsOnHost, OutputViewsKeepTheirGuards) {
 TEST(KernelsOnHost, GridSmallerThanWork) {
   // sm_count 1 caps the grid at 64 blocks: every kernel's grid-stride loop runs.
   check_case(permute_case({600, 520}, {1, 0}, 4));
+  check_case(permute_case({600, 521}, {1, 0}, 4, {523, 1}));  // window tiles
   check_case(permute_case({20000, 3}, {1, 0}, 4));
   check_case(permute_case({3, 40000}, {1, 0}, 2));
   check_case(permute_case({3000, 8, 8}, {0, 2, 1}, 2));

@@ -1,0 +1,151 @@
+// Square-tile transpose for plans whose rows cannot all take 16-byte vectors (odd shapes such
+// as 8191 x 8193, `x[1:, 1:]`, stepped views) but whose output fast dim has unit stride.
+//
+// The plain scalar tile kernel writes each output row's share of a tile, kTile elements from
+// b0, with 4-byte stores. When the row starts off the 16-byte grid, the tile's first and last
+// 32-byte sectors of that row are each written partly by this block and partly by its
+// neighbour; ncu (2026-11-30, H200) measured those rows 1.39x slower than aligned ones with no
+// extra DRAM traffic (fp32 8191x8193: 0.68 of copy against 0.90 for aligned output rows).
+//
+// Here each output row's share is a window shifted back to the row's 32-byte sector grid:
+// row a writes b in [b0 - m_a, b0 - m_a + kTile), where m_a (0 .. kShift - 1) is how far the
+// row's element b0 sits past a sector boundary. Every store is then a 16-byte vector (the two
+// ragged ends of a row go element by element) and every sector belongs to one block. The
+// windows of one row tile it without gaps or overlap, and ceil((size_b + kShift - 1) / kTile)
+// tiles along b cover [0, size_b) for any shift. To fill the shifted windows, a block loads
+// input rows [b0 - kShift, b0 + kTile): kShift rows more than it writes, which its neighbour
+// loaded too (mostly L2 hits). When every output row already starts on the sector grid (the
+// plan proves it: `kShifted` false), the window is the plain tile and no extra rows load.
+// Loads stay scalar and walk dim a with any stride, as in the scalar tile kernel.
+#pragma once
+
+#include "../env_switch.h"
+#include "cuda_common.cuh"
+
+namespace torch_transpose {
+
+// TORCH_TRANSPOSE_WINDOW_TILE=0 sends these plans to the scalar tile kernel instead (read once;
+// for A/B timing runs).
+inline bool window_tile_enabled() {
+  static const bool enabled = !env_switched_off("TORCH_TRANSPOSE_WINDOW_TILE");
+  return enabled;
+}
+
+// 64 x 64 tiles for 4- and 8-byte elements: each output row's window is 256 or 512 bytes.
+// 1- and 2-byte elements would need 64-128 loads in flight per thread for the extra rows;
+// they keep the scalar tile kernel.
+template <int E> struct WindowShape {
+  static_assert(E == 4 || E == 8, "window tiles are built for 4- and 8-byte elements");
+  static constexpr int kTile = 64;
+  static constexpr int kV = 16 / E;      // elements per 16-byte store
+  static constexpr int kShift = 32 / E;  // window alignment: one 32-byte sector, in elements
+  static constexpr int kPitch = kTile + 1;  // odd pitch: the load phase's row writes hit distinct banks
+};
+
+struct WindowTileArgs : FastDims {
+  int64_t tiles_a, tiles_b, total_tiles;
+  DeviceBatchIndexer batch;
+};
+
+// Output rows: out_sb == 1 and every row start is element aligned (the plan's contract).
+template <typename T, bool kShifted, typename Index>
+__global__ void __launch_bounds__(kThreads)
+window_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const WindowTileArgs args) {
+  using Shape = WindowShape<sizeof(T)>;
+  constexpr int kTile = Shape::kTile, kV = Shape::kV, kPitch = Shape::kPitch;
+  constexpr int kShift = kShifted ? Shape::kShift : 0;
+  constexpr int kRows = kTile + kShift;  // input rows (b) per tile
+  constexpr int kLy = kThreads / kTile;  // load: 64 threads along a, kLy rows per pass
+  constexpr int kLoads = kRows / kLy;
+  constexpr int kSx = kTile / kV;        // store: threads (vectors) per output row
+  constexpr int kSy = kThreads / kSx;    // output rows per pass
+  constexpr int kStores = kTile / kSy;
+  static_assert(kRows % kLy == 0 && kTile % kSy == 0, "tile must split evenly over the block");
+  __shared__ T tile[kRows * kPitch];  // tile[(b - (b0 - kShift)) * kPitch + (a - a0)]
+
+  const Index in_sa = static_cast<Index>(args.in_sa), in_sb = static_cast<Index>(args.in_sb);
+  const Index out_sa = static_cast<Index>(args.out_sa);
+  const int lx = threadIdx.x % kTile, ly = threadIdx.x / kTile;
+  const int sx = threadIdx.x % kSx, sy = threadIdx.x / kSx;
+
+  for (int64_t t = blockIdx.x; t < args.total_tiles; t += gridDim.x) {
+    const int64_t tb = t % args.tiles_b;
+    const int64_t rest = t / args.tiles_b;
+    const int64_t ta = rest % args.tiles_a;
+    int64_t in_off, out_off;
+    args.batch.offsets(rest / args.tiles_a, in_off, out_off);
+    const T* src = in + in_off;
+    T* dst = out + out_off;
+    const int64_t a0 = ta * kTile, b0 = tb * kTile;
+    // Tile-relative bounds in 32-bit ints (fewer registers than 64-bit positions: 95 -> 64
+    // for fp32 in ptxas): loaded rows j = b - (b0 - kShift) must lie in [j_lo, j_hi), output
+    // window offsets o = b - b0 in [o_lo, o_hi), tile columns below a_here.
+    const int j_lo = b0 >= kShift ? 0 : static_cast<int>(kShift - b0);
+    const int j_hi = static_cast<int>(min(static_cast<int64_t>(kRows), args.size_b - b0 + kShift));
+    const int o_lo = -static_cast<int>(min(b0, static_cast<int64_t>(kShift)));
+    const int o_hi = static_cast<int>(min(static_cast<int64_t>(kTile), args.size_b - b0));
+    const int a_here = static_cast<int>(min(static_cast<int64_t>(kTile), args.size_a - a0));
+
+    // Load input rows b0 - kShift .. b0 + kTile - 1, coalesced along a. Rows and columns
+    // outside the tensor are clamped to its last row or column rather than masked: the loads
+    // then need no predicates (which cost registers, and registers cost loads in flight),
+    // every address is inside the tensor (the 32-bit index is proven for those alone), and
+    // the duplicates land in tile cells that no store reads.
+    const int col_here = min(lx, a_here - 1);
+    const T* col = src + static_cast<Index>(a0 + col_here) * in_sa + static_cast<Index>(b0) * in_sb;
+    T v[kLoads];
+#pragma unroll
+    for (int i = 0; i < kLoads; ++i) {
+      const int j = min(max(ly + i * kLy, j_lo), j_hi - 1);
+      v[i] = col[static_cast<Index>(j - kShift) * in_sb];
+    }
+#pragma unroll
+    for (int i = 0; i < kLoads; ++i) tile[(ly + i * kLy) * kPitch + lx] = v[i];
+    __syncthreads();
+
+    // Store: thread sx of an output row writes the row window's vector sx.
+#pragma unroll
+    for (int i = 0; i < kStores; ++i) {
+      const int r = sy + i * kSy;
+      if (r >= a_here) continue;
+      T* row = dst + static_cast<Index>(a0 + r) * out_sa + static_cast<Index>(b0);  // element b0 of output row a0 + r
+      const int shift = kShifted ? static_cast<int>((reinterpret_cast<uintptr_t>(row) / sizeof(T)) % kShift) : 0;
+      const int o = sx * kV - shift;  // this vector's first element, relative to b0
+      Vec<T, kV> w;
+#pragma unroll
+      for (int k = 0; k < kV; ++k) w.v[k] = tile[(kShift + o + k) * kPitch + r];
+      if (o >= o_lo && o + kV <= o_hi) {
+        *reinterpret_cast<Vec<T, kV>*>(row + o) = w;
+      } else {
+#pragma unroll
+        for (int k = 0; k < kV; ++k)
+          if (o + k >= o_lo && o + k < o_hi) row[o + k] = w.v[k];
+      }
+    }
+    __syncthreads();  // the next tile reuses the shared buffer
+  }
+}
+
+// ---- host side ----------------------------------------------------------------------------------
+
+// Whether every output row starts on the 32-byte sector grid, so that the windows need no shift:
+// the output base and every output stride except the unit fast one are multiples of kShift.
+inline bool window_rows_on_sector_grid(const LayoutPlan& plan, uintptr_t out_address, int shift_elems) {
+  if (out_address % (static_cast<uintptr_t>(shift_elems) * plan.element_bytes) != 0) return false;
+  for (int d = 0; d < plan.rank; ++d)
+    if (d != plan.out_fast_dim && plan.out_strides[d] % shift_elems != 0) return false;
+  return true;
+}
+
+inline WindowTileArgs make_window_tile_args(const LayoutPlan& plan, bool shifted, int tile, int shift_elems) {
+  WindowTileArgs args;
+  static_cast<FastDims&>(args) = FastDims::from_plan(plan);
+  args.tiles_a = ceil_div(args.size_a, tile);
+  // Shifted windows start up to shift - 1 elements before b0, so one more tile may be needed.
+  args.tiles_b = ceil_div(args.size_b + (shifted ? shift_elems - 1 : 0), tile);
+  args.batch = DeviceBatchIndexer::from_plan(plan);
+  args.total_tiles = args.batch.count() * args.tiles_a * args.tiles_b;
+  return args;
+}
+
+}  // namespace torch_transpose
