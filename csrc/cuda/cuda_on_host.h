@@ -40,6 +40,7 @@ inline unsigned int __umulhi(unsigned int a, unsigned int b) {
   return static_cast<unsigned int>((static_cast<uint64_t>(a) * b) >> 32);
 }
 template <typename T> inline T min(T a, T b) { return std::min(a, b); }
+inline void __stwb(uint4* address, uint4 value) { *address = value; }
 template <typename T> inline T max(T a, T b) { return std::max(a, b); }
 
 namespace torch_transpose {

@@ -47,6 +47,19 @@ struct WindowTileArgs : FastDims {
   DeviceBatchIndexer batch;
 };
 
+// Loads rows j = ly, ly + kLy, ... (< kRows) of a tile from col[(j - shift) * stride], each
+// row index clamped into [j_lo, j_hi), all loads issued before the first shared store.
+template <int kRows, int kLy, typename T, typename Index>
+__device__ __forceinline__ void load_rows(T* tile, const T* __restrict__ col, Index stride, int shift, int j_lo,
+                                          int j_hi, int ly, int lx, int pitch) {
+  constexpr int kLoads = kRows / kLy;
+  T v[kLoads];
+#pragma unroll
+  for (int i = 0; i < kLoads; ++i) v[i] = col[static_cast<Index>(min(max(ly + i * kLy, j_lo), j_hi - 1) - shift) * stride];
+#pragma unroll
+  for (int i = 0; i < kLoads; ++i) tile[(ly + i * kLy) * pitch + lx] = v[i];
+}
+
 // Output rows: out_sb == 1 and every row start is element aligned (the plan's contract).
 template <typename T, bool kShifted, typename Index>
 __global__ void __launch_bounds__(kThreads)
@@ -56,7 +69,6 @@ window_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, cons
   constexpr int kShift = kShifted ? Shape::kShift : 0;
   constexpr int kRows = kTile + kShift;  // input rows (b) per tile
   constexpr int kLy = kThreads / kTile;  // load: 64 threads along a, kLy rows per pass
-  constexpr int kLoads = kRows / kLy;
   constexpr int kSx = kTile / kV;        // store: threads (vectors) per output row
   constexpr int kSy = kThreads / kSx;    // output rows per pass
   constexpr int kStores = kTile / kSy;
@@ -86,21 +98,19 @@ window_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, cons
     const int o_hi = static_cast<int>(min(static_cast<int64_t>(kTile), args.size_b - b0));
     const int a_here = static_cast<int>(min(static_cast<int64_t>(kTile), args.size_a - a0));
 
-    // Load input rows b0 - kShift .. b0 + kTile - 1, coalesced along a. Rows and columns
-    // outside the tensor are clamped to its last row or column rather than masked: the loads
-    // then need no predicates (which cost registers, and registers cost loads in flight),
-    // every address is inside the tensor (the 32-bit index is proven for those alone), and
-    // the duplicates land in tile cells that no store reads.
-    const int col_here = min(lx, a_here - 1);
-    const T* col = src + static_cast<Index>(a0 + col_here) * in_sa + static_cast<Index>(b0) * in_sb;
-    T v[kLoads];
-#pragma unroll
-    for (int i = 0; i < kLoads; ++i) {
-      const int j = min(max(ly + i * kLy, j_lo), j_hi - 1);
-      v[i] = col[static_cast<Index>(j - kShift) * in_sb];
+    // Load input rows b0 - kShift .. b0 + kTile - 1, coalesced along a. In edge tiles, rows
+    // and columns outside the tensor are clamped to its last row or column rather than masked:
+    // the loads then need no predicates (which cost registers, and registers cost loads in
+    // flight), every address is inside the tensor (the 32-bit index is proven for those
+    // alone), and the duplicates land in tile cells that no store reads. Interior tiles skip
+    // the clamps, so their addresses are one base plus constant multiples of a stride.
+    const bool interior = j_lo == 0 && j_hi == kRows && a_here == kTile;
+    const T* col = src + static_cast<Index>(a0 + min(lx, a_here - 1)) * in_sa + static_cast<Index>(b0) * in_sb;
+    if (interior) {
+      load_rows<kRows, kLy>(tile, col, in_sb, kShift, 0, kRows, ly, lx, kPitch);
+    } else {
+      load_rows<kRows, kLy>(tile, col, in_sb, kShift, j_lo, j_hi, ly, lx, kPitch);
     }
-#pragma unroll
-    for (int i = 0; i < kLoads; ++i) tile[(ly + i * kLy) * kPitch + lx] = v[i];
     __syncthreads();
 
     // Store: thread sx of an output row writes the row window's vector sx.
@@ -111,15 +121,18 @@ window_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, cons
       T* row = dst + static_cast<Index>(a0 + r) * out_sa + static_cast<Index>(b0);  // element b0 of output row a0 + r
       const int shift = kShifted ? static_cast<int>((reinterpret_cast<uintptr_t>(row) / sizeof(T)) % kShift) : 0;
       const int o = sx * kV - shift;  // this vector's first element, relative to b0
-      Vec<T, kV> w;
-#pragma unroll
-      for (int k = 0; k < kV; ++k) w.v[k] = tile[(kShift + o + k) * kPitch + r];
+      const T* column = tile + (kShift + o) * kPitch + r;  // the vector's elements, kPitch apart
       if (o >= o_lo && o + kV <= o_hi) {
-        *reinterpret_cast<Vec<T, kV>*>(row + o) = w;
-      } else {
+        Vec<T, kV> w;
+#pragma unroll
+        for (int k = 0; k < kV; ++k) w.v[k] = column[k * kPitch];
+        // Through __stwb: a plain Vec or uint4 assignment came out of nvcc 13.0 as kV element
+        // stores (st.global.u32 in the PTX), which this kernel exists to avoid.
+        __stwb(reinterpret_cast<uint4*>(row + o), *reinterpret_cast<const uint4*>(&w));
+      } else {  // a ragged row end
 #pragma unroll
         for (int k = 0; k < kV; ++k)
-          if (o + k >= o_lo && o + k < o_hi) row[o + k] = w.v[k];
+          if (o + k >= o_lo && o + k < o_hi) row[o + k] = column[k * kPitch];
       }
     }
     __syncthreads();  // the next tile reuses the shared buffer
