@@ -26,13 +26,6 @@ inline int64_t flat_tile_bytes() {
   static const int64_t bytes = env_int_in_range("TORCH_TRANSPOSE_FLAT_TILE_BYTES", 4096, 40960, 16384);
   return bytes;
 }
-// TORCH_TRANSPOSE_FLAT_SHIFTED=0 moves lines off the 16-byte grid element by element, as
-// before shifted vectors (read once; for A/B timing runs).
-inline bool flat_shifted_lines_enabled() {
-  static const bool enabled = !env_switched_off("TORCH_TRANSPOSE_FLAT_SHIFTED");
-  return enabled;
-}
-
 constexpr int kFlatMaxGroup = 256;  // batch items per tile (their offsets live in shared memory)
 
 // How one side walks the tile. "inner" is the side's fast dim (a for the load, b for the
@@ -42,7 +35,6 @@ struct FlatSide {
   int inner_len, outer_len;    // the tile's extents
   int run_len;                 // inner_len (line mode) or inner_len * outer_len (dense mode)
   bool dense;
-  bool shifted;                // line mode with 16-byte vectors on each line's own grid (below)
   FastDivmod by_inner;         // a position in the group's runs -> (outer, inner)
   FastDivmod by_run_vectors;   // a vector index in the group -> (run, vector in run)
   FastDivmod by_group_vectors; // a vector index in the tile -> (group item, vector in group)
@@ -98,15 +90,9 @@ template <int V, typename F>
 __device__ __forceinline__ void for_each_element(const FlatSide& side, const VectorSpot& spot, int inner_here,
                                                  int outer_here, F&& f) {
   int o = spot.outer, i = spot.inner;
-  if (!side.dense) {  // within one line; a shifted vector may start before the line (i < 0)
-    if (spot.whole) {
+  if (spot.whole && !side.dense) {
 #pragma unroll
-      for (int j = 0; j < V; ++j) f(j, o, i + j);
-    } else {
-#pragma unroll
-      for (int j = 0; j < V; ++j)
-        if (i + j >= 0 && i + j < inner_here && o < outer_here) f(j, o, i + j);
-    }
+    for (int j = 0; j < V; ++j) f(j, o, i + j);
     return;
   }
   if (spot.whole) {
@@ -130,19 +116,6 @@ __device__ __forceinline__ void for_each_element(const FlatSide& side, const Vec
   }
 }
 
-// Shifted line mode: lines whose starts are off the 16-byte grid (5-D permutes whose output
-// lines are 30 floats, 120 bytes apart) still move in 16-byte vectors. Vector k of a line
-// covers elements [k * V - m, k * V - m + V), where m is how far the line's first element sits
-// past a 16-byte boundary; the first and last vectors of a line are partial and go element by
-// element. Each line has one vector more than unshifted (make_side).
-template <int V, typename T>
-__device__ __forceinline__ void shift_to_line_grid(const FlatSide& side, VectorSpot& spot, const T* line,
-                                                   int inner_here, int outer_here) {
-  if (V == 1 || !side.shifted) return;
-  spot.inner -= static_cast<int>((reinterpret_cast<uintptr_t>(line) / sizeof(T)) % V);
-  spot.whole = spot.outer < outer_here && spot.inner >= 0 && spot.inner + V <= inner_here;
-}
-
 // Global -> shared, in input order (outer = b, inner = a). Loads are issued kInFlight vectors
 // at a time before any shared store, so their latencies overlap.
 template <typename T, int V, typename Index>
@@ -160,7 +133,6 @@ __device__ __forceinline__ void flat_tile_load(const FlatTileArgs& args, const T
       spot[u] = locate_vector<V>(side, base + u * kThreads + threadIdx.x, groups_here, a_here, b_here);
       if (spot[u].g < 0) continue;
       const T* group = in + group_offsets[spot[u].g];
-      shift_to_line_grid<V>(side, spot[u], group + static_cast<Index>(spot[u].outer) * s_outer, a_here, b_here);
       if (spot[u].whole) {
         v[u] = *reinterpret_cast<const Vec<T, V>*>(group + static_cast<Index>(spot[u].outer) * s_outer + spot[u].inner);
       } else {
@@ -187,11 +159,10 @@ __device__ __forceinline__ void flat_tile_store(const FlatTileArgs& args, T* __r
   const FlatSide& side = args.store;
   const Index s_inner = static_cast<Index>(side.s_inner), s_outer = static_cast<Index>(side.s_outer);
   for (uint32_t k = threadIdx.x; k < side.total_vectors; k += kThreads) {
-    VectorSpot spot = locate_vector<V>(side, k, groups_here, b_here, a_here);
+    const VectorSpot spot = locate_vector<V>(side, k, groups_here, b_here, a_here);
     if (spot.g < 0) continue;
     const int row0 = spot.g * args.tile_b;
     T* group = out + group_offsets[spot.g];
-    shift_to_line_grid<V>(side, spot, group + static_cast<Index>(spot.outer) * s_outer, b_here, a_here);
     Vec<T, V> w;
     for_each_element<V>(side, spot, b_here, a_here,
                         [&](int j, int o, int i) { w.v[j] = tile[(row0 + i) * args.pitch + o]; });
@@ -264,18 +235,16 @@ inline bool is_dense(int64_t s_inner, int64_t s_outer, int inner_len, int64_t in
 }
 
 inline FlatSide make_side(int64_t s_inner, int64_t s_outer, int inner_len, int outer_len, int64_t inner_size,
-                          int group, int vector_elems, bool shifted) {
+                          int group, int vector_elems) {
   FlatSide side;
   side.s_inner = s_inner;
   side.s_outer = s_outer;
   side.inner_len = inner_len;
   side.outer_len = outer_len;
   side.dense = is_dense(s_inner, s_outer, inner_len, inner_size);
-  side.shifted = shifted;
   side.run_len = side.dense ? inner_len * outer_len : inner_len;
   const int runs = side.dense ? 1 : outer_len;
-  // A shifted line starts up to V - 1 elements into its first vector.
-  const uint32_t run_vectors = static_cast<uint32_t>(ceil_div(side.run_len + (shifted ? vector_elems - 1 : 0), vector_elems));
+  const uint32_t run_vectors = static_cast<uint32_t>(ceil_div(side.run_len, vector_elems));
   side.by_inner = FastDivmod(static_cast<uint32_t>(inner_len));
   side.by_run_vectors = FastDivmod(run_vectors);
   side.by_group_vectors = FastDivmod(run_vectors * runs);
@@ -288,7 +257,7 @@ inline FlatSide make_side(int64_t s_inner, int64_t s_outer, int inner_len, int o
 // Picks the tile (the narrow dim whole, the other as long as the byte budget allows, a multiple
 // of 32 elements, then as many batch items as still fit) and each side's walk. Each side's
 // vector width goes in *_vector_elems: 16 bytes or 1 element (the kernels are instantiated for
-// those two only); a side whose lines are off the 16-byte grid may take shifted vectors.
+// those two only).
 inline FlatTileArgs make_flat_tile_args(const LayoutPlan& plan, uintptr_t in_address, uintptr_t out_address,
                                         int& load_vector_elems, int& store_vector_elems) {
   using namespace flat_tile_detail;
@@ -316,31 +285,19 @@ inline FlatTileArgs make_flat_tile_args(const LayoutPlan& plan, uintptr_t in_add
   args.total_tiles = args.groups * args.tiles_a * args.tiles_b;
 
   const int full = 16 / plan.element_bytes;
+  auto widest = [&](int v) { return v == full ? full : 1; };
   // Steps between tiles along a and b, in elements of each side (0 when there is one tile).
   const int64_t step_a = args.tiles_a > 1 ? args.tile_a : 0, step_b = args.tiles_b > 1 ? args.tile_b : 0;
-  // Each side: 16-byte vectors when every run starts on the 16-byte grid; else, in line mode
-  // with unit stride and lines of at least two vectors, 16-byte vectors on each line's own
-  // grid (shifted); else one element at a time.
-  auto choose = [&](const int64_t* strides, uintptr_t address, int fast, int other, int64_t fast_step,
-                    int64_t other_step, int64_t s_inner, int64_t s_outer, int inner_len, int64_t inner_size,
-                    bool& shifted) {
-    shifted = false;
-    if (plan.needs_64bit_index || full == 1) return 1;
-    const bool dense = is_dense(s_inner, s_outer, inner_len, inner_size);
-    if (side_vector_elems(plan, strides, address, fast, other, fast_step, other_step, s_inner, s_outer, dense) == full)
-      return full;
-    shifted = flat_shifted_lines_enabled() && !dense && s_inner == 1 && inner_len >= 2 * full;
-    return shifted ? full : 1;
-  };
-  bool load_shifted = false, store_shifted = false;
-  load_vector_elems = choose(plan.in_strides, in_address, a, b, step_a * args.in_sa, step_b * args.in_sb, args.in_sa,
-                             args.in_sb, args.tile_a, args.size_a, load_shifted);
-  store_vector_elems = choose(plan.out_strides, out_address, b, a, step_b * args.out_sb, step_a * args.out_sa,
-                              args.out_sb, args.out_sa, args.tile_b, args.size_b, store_shifted);
-  args.load = make_side(args.in_sa, args.in_sb, args.tile_a, args.tile_b, args.size_a, args.group, load_vector_elems,
-                        load_shifted);
-  args.store = make_side(args.out_sb, args.out_sa, args.tile_b, args.tile_a, args.size_b, args.group,
-                         store_vector_elems, store_shifted);
+  const bool load_dense = is_dense(args.in_sa, args.in_sb, args.tile_a, args.size_a);
+  load_vector_elems = plan.needs_64bit_index ? 1 : widest(side_vector_elems(plan, plan.in_strides, in_address, a, b,
+                                                                               step_a * args.in_sa, step_b * args.in_sb,
+                                                                               args.in_sa, args.in_sb, load_dense));
+  const bool store_dense = is_dense(args.out_sb, args.out_sa, args.tile_b, args.size_b);
+  store_vector_elems = plan.needs_64bit_index ? 1 : widest(side_vector_elems(plan, plan.out_strides, out_address, b, a,
+                                                                                step_b * args.out_sb, step_a * args.out_sa,
+                                                                                args.out_sb, args.out_sa, store_dense));
+  args.load = make_side(args.in_sa, args.in_sb, args.tile_a, args.tile_b, args.size_a, args.group, load_vector_elems);
+  args.store = make_side(args.out_sb, args.out_sa, args.tile_b, args.tile_a, args.size_b, args.group, store_vector_elems);
   return args;
 }
 
