@@ -74,7 +74,7 @@ bool launch_window_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_
     if (!window_tile_enabled() || plan.needs_64bit_index || plan.out_strides[plan.out_fast_dim] != 1) return false;
     const bool shifted = !window_rows_on_sector_grid(plan, reinterpret_cast<uintptr_t>(out), Shape::kShift);
     const WindowTileArgs args = make_window_tile_args(plan, shifted, Shape::kTile, Shape::kShift);
-    const unsigned int grid = grid_for(args.total_tiles, sm_count);
+    const unsigned int grid = grid_for(args.order.total, sm_count);
     if (shifted) {
       launch_kernel(window_tile_transpose_kernel<T, true, int32_t>, grid, kThreads, 0, stream, in, out, args);
     } else {
@@ -91,11 +91,10 @@ void launch_transpose(const LayoutPlan& plan, const T* in, T* out, cudaStream_t 
   if (std::min(args.size_a, args.size_b) < kNarrowDim) return launch_narrow_or_flat<T>(plan, in, out, stream, sm_count);
   if (V == 1 && launch_window_tile<T>(plan, in, out, stream, sm_count)) return;
   constexpr int kTile = TileShape<sizeof(T)>::kTile;
-  args.tiles_a = ceil_div(args.size_a, kTile);
-  args.tiles_b = ceil_div(args.size_b, kTile);
   args.batch = DeviceBatchIndexer::from_plan(plan);
-  args.total_tiles = args.batch.count() * args.tiles_a * args.tiles_b;
-  const unsigned int grid = grid_for(args.total_tiles, sm_count);
+  args.order = TileOrder::make(ceil_div(args.size_a, kTile), ceil_div(args.size_b, kTile), args.batch.count(),
+                               int64_t{kTile} * static_cast<int64_t>(sizeof(T)));
+  const unsigned int grid = grid_for(args.order.total, sm_count);
   if (plan.needs_64bit_index) {
     launch_kernel(tile_transpose_kernel<T, 1, int64_t>, grid, kThreads, 0, stream, in, out, args);
   } else {

@@ -12,6 +12,7 @@
 #pragma once
 
 #include "cuda_common.cuh"
+#include "tile_order.cuh"
 
 namespace torch_transpose {
 
@@ -23,7 +24,7 @@ template <int E> struct TileShape { static constexpr int kTile = E <= 2 ? 128 : 
 template <int E> struct TilePad { static constexpr int kPad = E >= 4 ? 1 : 4 / E; };
 
 struct TransposeArgs : FastDims {
-  int64_t tiles_a, tiles_b, total_tiles;
+  TileOrder order;
   DeviceBatchIndexer batch;
 };
 
@@ -110,12 +111,10 @@ tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const Trans
   const Index in_sa = static_cast<Index>(args.in_sa), in_sb = static_cast<Index>(args.in_sb);
   const Index out_sa = static_cast<Index>(args.out_sa), out_sb = static_cast<Index>(args.out_sb);
 
-  for (int64_t t = blockIdx.x; t < args.total_tiles; t += gridDim.x) {
-    const int64_t tb = t % args.tiles_b;
-    const int64_t rest = t / args.tiles_b;
-    const int64_t ta = rest % args.tiles_a;
-    int64_t in_off, out_off;
-    args.batch.offsets(rest / args.tiles_a, in_off, out_off);
+  for (int64_t t = blockIdx.x; t < args.order.total; t += gridDim.x) {
+    int64_t item, ta, tb, in_off, out_off;
+    args.order.locate(t, item, ta, tb);
+    args.batch.offsets(item, in_off, out_off);
     const T* src = in + in_off;
     T* dst = out + out_off;
     const Index a0 = static_cast<Index>(ta * kTile), b0 = static_cast<Index>(tb * kTile);

@@ -21,6 +21,7 @@
 
 #include "../env_switch.h"
 #include "cuda_common.cuh"
+#include "tile_order.cuh"
 
 namespace torch_transpose {
 
@@ -43,7 +44,7 @@ template <int E> struct WindowShape {
 };
 
 struct WindowTileArgs : FastDims {
-  int64_t tiles_a, tiles_b, total_tiles;
+  TileOrder order;
   DeviceBatchIndexer batch;
 };
 
@@ -80,12 +81,10 @@ window_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, cons
   const int lx = threadIdx.x % kTile, ly = threadIdx.x / kTile;
   const int sx = threadIdx.x % kSx, sy = threadIdx.x / kSx;
 
-  for (int64_t t = blockIdx.x; t < args.total_tiles; t += gridDim.x) {
-    const int64_t tb = t % args.tiles_b;
-    const int64_t rest = t / args.tiles_b;
-    const int64_t ta = rest % args.tiles_a;
-    int64_t in_off, out_off;
-    args.batch.offsets(rest / args.tiles_a, in_off, out_off);
+  for (int64_t t = blockIdx.x; t < args.order.total; t += gridDim.x) {
+    int64_t item, ta, tb, in_off, out_off;
+    args.order.locate(t, item, ta, tb);
+    args.batch.offsets(item, in_off, out_off);
     const T* src = in + in_off;
     T* dst = out + out_off;
     const int64_t a0 = ta * kTile, b0 = tb * kTile;
@@ -153,11 +152,10 @@ inline bool window_rows_on_sector_grid(const LayoutPlan& plan, uintptr_t out_add
 inline WindowTileArgs make_window_tile_args(const LayoutPlan& plan, bool shifted, int tile, int shift_elems) {
   WindowTileArgs args;
   static_cast<FastDims&>(args) = FastDims::from_plan(plan);
-  args.tiles_a = ceil_div(args.size_a, tile);
-  // Shifted windows start up to shift - 1 elements before b0, so one more tile may be needed.
-  args.tiles_b = ceil_div(args.size_b + (shifted ? shift_elems - 1 : 0), tile);
   args.batch = DeviceBatchIndexer::from_plan(plan);
-  args.total_tiles = args.batch.count() * args.tiles_a * args.tiles_b;
+  // Shifted windows start up to shift - 1 elements before b0, so one more tile may be needed.
+  args.order = TileOrder::make(ceil_div(args.size_a, tile), ceil_div(args.size_b + (shifted ? shift_elems - 1 : 0), tile),
+                               args.batch.count(), int64_t{tile} * plan.element_bytes);
   return args;
 }
 
