@@ -92,8 +92,7 @@ void launch_transpose(const LayoutPlan& plan, const T* in, T* out, cudaStream_t 
   if (V == 1 && launch_window_tile<T>(plan, in, out, stream, sm_count)) return;
   constexpr int kTile = TileShape<sizeof(T)>::kTile;
   args.batch = DeviceBatchIndexer::from_plan(plan);
-  args.order = TileOrder::make(ceil_div(args.size_a, kTile), ceil_div(args.size_b, kTile), args.batch.count(),
-                               int64_t{kTile} * static_cast<int64_t>(sizeof(T)));
+  args.order = TileOrder::make(ceil_div(args.size_a, kTile), ceil_div(args.size_b, kTile), args.batch.count());
   const unsigned int grid = grid_for(args.order.total, sm_count);
   if (plan.needs_64bit_index) {
     launch_kernel(tile_transpose_kernel<T, 1, int64_t>, grid, kThreads, 0, stream, in, out, args);
