@@ -71,7 +71,9 @@ bool launch_window_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_
     return false;
   } else {
     using Shape = WindowShape<sizeof(T)>;
-    if (!window_tile_enabled() || plan.needs_64bit_index || plan.out_strides[plan.out_fast_dim] != 1) return false;
+    if (!window_tile_enabled() || plan.out_strides[plan.out_fast_dim] != 1 ||
+        !window_offsets_fit_32(plan, Shape::kTile, Shape::kShift))
+      return false;
     const bool shifted = !window_rows_on_sector_grid(plan, reinterpret_cast<uintptr_t>(out), Shape::kShift);
     const WindowTileArgs args = make_window_tile_args(plan, shifted, Shape::kTile, Shape::kShift);
     const unsigned int grid = grid_for(args.order.total, sm_count);

@@ -19,6 +19,8 @@
 // Loads stay scalar and walk dim a with any stride, as in the scalar tile kernel.
 #pragma once
 
+#include <limits>
+
 #include "../env_switch.h"
 #include "cuda_common.cuh"
 #include "tile_order.cuh"
@@ -93,9 +95,8 @@ window_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, cons
     const T* src = in + in_off;
     T* dst = out + out_off;
     const int64_t a0 = ta * kTile, b0 = tb * kTile;
-    // Tile-relative bounds in 32-bit ints (fewer registers than 64-bit positions: 95 -> 64
-    // for fp32 in ptxas): loaded rows j = b - (b0 - kShift) must lie in [j_lo, j_hi), output
-    // window offsets o = b - b0 in [o_lo, o_hi), tile columns below a_here.
+    // Tile-relative bounds as 32-bit ints: loaded rows j = b - (b0 - kShift) must lie in
+    // [j_lo, j_hi), output window offsets o = b - b0 in [o_lo, o_hi), tile columns below a_here.
     const int j_lo = b0 >= kShift ? 0 : static_cast<int>(kShift - b0);
     const int j_hi = static_cast<int>(min(static_cast<int64_t>(kRows), args.size_b - b0 + kShift));
     const int o_lo = -static_cast<int>(min(b0, static_cast<int64_t>(kShift)));
@@ -152,6 +153,18 @@ inline bool window_rows_on_sector_grid(const LayoutPlan& plan, uintptr_t out_add
   for (int d = 0; d < plan.rank; ++d)
     if (d != plan.out_fast_dim && plan.out_strides[d] % shift_elems != 0) return false;
   return true;
+}
+
+// Whether 32-bit offsets hold for every pointer the kernel forms. It forms the input column
+// pointer and the output row pointer at b0, which in the last tiles along b lies up to
+// kTile + kShift elements past the tensor's end; the plan's 32-bit proof covers elements inside
+// the tensor only, so the kernel needs that much margin (else the scalar tile kernel runs).
+inline bool window_offsets_fit_32(const LayoutPlan& plan, int tile, int shift_elems) {
+  const FastDims f = FastDims::from_plan(plan);
+  const int64_t past_end = f.size_b - 1 + tile + shift_elems;
+  const int64_t limit = std::numeric_limits<int32_t>::max();
+  return !plan.needs_64bit_index && (f.size_a - 1) * f.in_sa + past_end * f.in_sb < limit &&
+         (f.size_a - 1) * f.out_sa + past_end * f.out_sb < limit;
 }
 
 inline WindowTileArgs make_window_tile_args(const LayoutPlan& plan, bool shifted, int tile, int shift_elems) {

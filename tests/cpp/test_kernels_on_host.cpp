@@ -166,6 +166,25 @@ TEST(KernelsOnHost, SquareTilesOverBatches) {
   }
 }
 
+// The window kernel forms pointers up to a tile past the tensor's end along b, so it needs
+// that margin below 2^31 on top of the plan's 32-bit proof: a transpose whose last element
+// sits just under 2^31 goes to the scalar tile kernel. Plans only; nothing is allocated.
+TEST(KernelsOnHost, WindowTilesKeepA32BitMargin) {
+  auto plan_for = [](int64_t rows, int64_t cols) {
+    LayoutProblem problem;
+    problem.sizes = {cols, rows};  // x.t() of a (rows, cols) matrix, contiguous output
+    problem.in_strides = {1, cols};
+    problem.out_strides = {rows, 1};
+    problem.element_bytes = 4;
+    problem.in_address = problem.out_address = 4;  // off the vector grid: no vectors
+    return torch_transpose::plan_layout_copy(problem);
+  };
+  const LayoutPlan near = plan_for(46339, 46341);  // last input offset 2147395398 < 2^31 - 1
+  ASSERT_FALSE(near.needs_64bit_index) << near.explain();
+  EXPECT_FALSE(torch_transpose::window_offsets_fit_32(near, 64, 8));
+  EXPECT_TRUE(torch_transpose::window_offsets_fit_32(plan_for(8191, 8193), 64, 8));
+}
+
 // The tile walk visits every (item, ta, tb) once, and its 64-bit path (for 2^31 tiles or more,
 // which no GPU's memory can hold today) agrees with the magic-number path.
 TEST(KernelsOnHost, TileOrderVisitsEveryTileOnce) {
