@@ -6,6 +6,7 @@ See bench/README.md for the method and the ceilings.
 import argparse
 import datetime
 import platform
+import re
 import sys
 from pathlib import Path
 
@@ -20,7 +21,8 @@ def parse_args(argv=None):
     p = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu", choices=["cpu", "cuda"])
     p.add_argument("--quick", action="store_true", help="a few representative cases, shorter timing")
-    p.add_argument("--cases", default="", help="comma-separated substrings: run cases whose name contains one")
+    p.add_argument("--cases", default="", help="comma-separated substrings: run cases whose name contains one "
+                   "(a comma followed by a space stays inside a substring, as in '(2, 1, 0)')")
     p.add_argument("--dtypes", default="", help="comma-separated dtype names (fp32, bf16, int8, ...)")
     p.add_argument("--impls", default=",".join(impl_defs.IMPLS), help="comma-separated implementations")
     p.add_argument("--min-run-time", type=float, default=None, help="seconds of timing per measurement")
@@ -43,12 +45,18 @@ def default_stem(device):
     return "h200" if "h200" in name else "".join(ch if ch.isalnum() else "_" for ch in name)
 
 
+def split_case_filter(text):
+    """'5-D,(2, 1, 0),[1:, 1:]' -> ['5-D', '(2, 1, 0)', '[1:, 1:]']: case names hold ', ' inside
+    parentheses and brackets, so only a comma without a space after it separates substrings."""
+    return [w.strip() for w in re.split(r",(?! )", text) if w.strip()]
+
+
 def select_cases(args):
     chosen = case_defs.suite(args.device)
     if args.quick:
         chosen = [c for c in chosen if c.quick]
     if args.cases:
-        wanted = [w.strip() for w in args.cases.split(",") if w.strip()]
+        wanted = split_case_filter(args.cases)
         chosen = [c for c in chosen if any(w in c.name for w in wanted)]
     if args.dtypes:
         dtypes = set(args.dtypes.split(","))
