@@ -75,7 +75,8 @@ bool launch_window_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_
         !window_offsets_fit_32(plan, Shape::kTile, Shape::kShift))
       return false;
     const bool shifted = !window_rows_on_sector_grid(plan, reinterpret_cast<uintptr_t>(out), Shape::kShift);
-    const WindowTileArgs args = make_window_tile_args(plan, shifted, Shape::kTile, Shape::kShift);
+    // Shifted windows start up to kShift - 1 elements before their tile: one more tile may be needed.
+    const SquareTileArgs args = SquareTileArgs::make(plan, Shape::kTile, shifted ? Shape::kShift - 1 : 0);
     const unsigned int grid = grid_for(args.order.total, sm_count);
     if (shifted) {
       launch_kernel(window_tile_transpose_kernel<T, true, int32_t>, grid, kThreads, 0, stream, in, out, args);
@@ -88,13 +89,10 @@ bool launch_window_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_
 
 template <typename T, int V>
 void launch_transpose(const LayoutPlan& plan, const T* in, T* out, cudaStream_t stream, int sm_count) {
-  TransposeArgs args;
-  static_cast<FastDims&>(args) = FastDims::from_plan(plan);
-  if (std::min(args.size_a, args.size_b) < kNarrowDim) return launch_narrow_or_flat<T>(plan, in, out, stream, sm_count);
+  const FastDims f = FastDims::from_plan(plan);
+  if (std::min(f.size_a, f.size_b) < kNarrowDim) return launch_narrow_or_flat<T>(plan, in, out, stream, sm_count);
   if (V == 1 && launch_window_tile<T>(plan, in, out, stream, sm_count)) return;
-  constexpr int kTile = TileShape<sizeof(T)>::kTile;
-  args.batch = DeviceBatchIndexer::from_plan(plan);
-  args.order = TileOrder::make(ceil_div(args.size_a, kTile), ceil_div(args.size_b, kTile), args.batch.count());
+  const SquareTileArgs args = SquareTileArgs::make(plan, TileShape<sizeof(T)>::kTile);
   const unsigned int grid = grid_for(args.order.total, sm_count);
   if (plan.needs_64bit_index) {
     launch_kernel(tile_transpose_kernel<T, 1, int64_t>, grid, kThreads, 0, stream, in, out, args);

@@ -1,6 +1,7 @@
-// The order in which the square-tile kernels (tile_transpose, window_tile_transpose) walk
-// their tiles: dim b fastest, then dim a, then batch items; one tile index -> (item, ta, tb)
-// with 32-bit magic-number division (fast_divmod.cuh) when every index is below 2^31.
+// What the square-tile kernels (tile_transpose, window_tile_transpose) share: their arguments
+// and the order in which they walk their tiles: dim b fastest, then dim a, then batch items;
+// one tile index -> (item, ta, tb) with 32-bit magic-number division (fast_divmod.cuh) when
+// every index is below 2^31.
 //
 // The 64-bit `%` and `/` this replaced cost ~100 instructions each, per tile and thread. With
 // this walk the 14 large squares ran 0.4-1.8% of copy higher than in the previous full suite
@@ -47,6 +48,35 @@ struct TileOrder {
     const int64_t rest = t / tiles_b;
     ta = rest % tiles_a;
     item = rest / tiles_a;
+  }
+};
+
+// Where one tile lies: its tile row and column, and its batch item's offsets on both sides.
+struct TileSpot {
+  int64_t ta, tb, in_off, out_off;
+};
+
+// Both square-tile kernels' arguments: the fast dims, the tile walk and the batch.
+struct SquareTileArgs : FastDims {
+  TileOrder order;
+  DeviceBatchIndexer batch;
+
+  // Tiles of `tile` x `tile` elements; extra_b more elements along b are covered (the window
+  // kernel's shifted windows start up to that many elements before their tile).
+  static SquareTileArgs make(const LayoutPlan& plan, int64_t tile, int64_t extra_b = 0) {
+    SquareTileArgs args;
+    static_cast<FastDims&>(args) = FastDims::from_plan(plan);
+    args.batch = DeviceBatchIndexer::from_plan(plan);
+    args.order = TileOrder::make(ceil_div(args.size_a, tile), ceil_div(args.size_b + extra_b, tile), args.batch.count());
+    return args;
+  }
+
+  __device__ __forceinline__ TileSpot locate(int64_t t) const {
+    TileSpot spot;
+    int64_t item;
+    order.locate(t, item, spot.ta, spot.tb);
+    batch.offsets(item, spot.in_off, spot.out_off);
+    return spot;
   }
 };
 

@@ -23,11 +23,6 @@ namespace torch_transpose {
 template <int E> struct TileShape { static constexpr int kTile = E <= 2 ? 128 : (E <= 8 ? 64 : 32); };
 template <int E> struct TilePad { static constexpr int kPad = E >= 4 ? 1 : 4 / E; };
 
-struct TransposeArgs : FastDims {
-  TileOrder order;
-  DeviceBatchIndexer batch;
-};
-
 // One tile with V-element vectors (V > 1). The plan guarantees in_sa == out_sb == 1 and every
 // other stride and both base addresses aligned to V elements. All loads are issued before the
 // first shared store (compile-time trip counts), so each thread keeps kIters loads in flight.
@@ -101,7 +96,7 @@ __device__ __forceinline__ void scalar_edge_tile(const T* __restrict__ src, T* _
 
 template <typename T, int V, typename Index>
 __global__ void __launch_bounds__(kThreads)
-tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const TransposeArgs args) {
+tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const SquareTileArgs args) {
   constexpr int kTile = TileShape<sizeof(T)>::kTile;
   constexpr int kPitch = kTile + TilePad<sizeof(T)>::kPad;  // scalar layout
   __shared__ __align__(16) unsigned char smem[kTile * kPitch * sizeof(T)];
@@ -112,12 +107,10 @@ tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const Trans
   const Index out_sa = static_cast<Index>(args.out_sa), out_sb = static_cast<Index>(args.out_sb);
 
   for (int64_t t = blockIdx.x; t < args.order.total; t += gridDim.x) {
-    int64_t item, ta, tb, in_off, out_off;
-    args.order.locate(t, item, ta, tb);
-    args.batch.offsets(item, in_off, out_off);
-    const T* src = in + in_off;
-    T* dst = out + out_off;
-    const Index a0 = static_cast<Index>(ta * kTile), b0 = static_cast<Index>(tb * kTile);
+    const TileSpot spot = args.locate(t);
+    const T* src = in + spot.in_off;
+    T* dst = out + spot.out_off;
+    const Index a0 = static_cast<Index>(spot.ta * kTile), b0 = static_cast<Index>(spot.tb * kTile);
     const bool interior = static_cast<int64_t>(a0) + kTile <= args.size_a && static_cast<int64_t>(b0) + kTile <= args.size_b;
 
     if constexpr (V > 1) {

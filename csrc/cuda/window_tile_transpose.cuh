@@ -45,11 +45,6 @@ template <int E> struct WindowShape {
   static constexpr int kPitch = kTile + 1;  // odd pitch: the load phase's row writes hit distinct banks
 };
 
-struct WindowTileArgs : FastDims {
-  TileOrder order;
-  DeviceBatchIndexer batch;
-};
-
 // Loads rows j = ly, ly + kLy, ... (< kRows) of a tile from col[(j - shift) * stride], each
 // row index clamped into [j_lo, j_hi), all loads issued before the first shared store.
 template <int kRows, int kLy, typename T, typename Index>
@@ -71,7 +66,7 @@ __device__ __forceinline__ void load_rows(T* tile, const T* __restrict__ col, In
 // with scripts/sass_summary.py).
 template <typename T, bool kShifted, typename Index>
 __global__ void __launch_bounds__(kThreads, 5)
-window_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const WindowTileArgs args) {
+window_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const SquareTileArgs args) {
   using Shape = WindowShape<sizeof(T)>;
   constexpr int kTile = Shape::kTile, kV = Shape::kV, kPitch = Shape::kPitch;
   constexpr int kShift = kShifted ? Shape::kShift : 0;
@@ -89,12 +84,10 @@ window_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, cons
   const int sx = threadIdx.x % kSx, sy = threadIdx.x / kSx;
 
   for (int64_t t = blockIdx.x; t < args.order.total; t += gridDim.x) {
-    int64_t item, ta, tb, in_off, out_off;
-    args.order.locate(t, item, ta, tb);
-    args.batch.offsets(item, in_off, out_off);
-    const T* src = in + in_off;
-    T* dst = out + out_off;
-    const int64_t a0 = ta * kTile, b0 = tb * kTile;
+    const TileSpot spot = args.locate(t);
+    const T* src = in + spot.in_off;
+    T* dst = out + spot.out_off;
+    const int64_t a0 = spot.ta * kTile, b0 = spot.tb * kTile;
     // Tile-relative bounds as 32-bit ints: loaded rows j = b - (b0 - kShift) must lie in
     // [j_lo, j_hi), output window offsets o = b - b0 in [o_lo, o_hi), tile columns below a_here.
     const int j_lo = b0 >= kShift ? 0 : static_cast<int>(kShift - b0);
@@ -165,16 +158,6 @@ inline bool window_offsets_fit_32(const LayoutPlan& plan, int tile, int shift_el
   const int64_t limit = std::numeric_limits<int32_t>::max();
   return !plan.needs_64bit_index && (f.size_a - 1) * f.in_sa + past_end * f.in_sb < limit &&
          (f.size_a - 1) * f.out_sa + past_end * f.out_sb < limit;
-}
-
-inline WindowTileArgs make_window_tile_args(const LayoutPlan& plan, bool shifted, int tile, int shift_elems) {
-  WindowTileArgs args;
-  static_cast<FastDims&>(args) = FastDims::from_plan(plan);
-  args.batch = DeviceBatchIndexer::from_plan(plan);
-  // Shifted windows start up to shift - 1 elements before b0, so one more tile may be needed.
-  args.order = TileOrder::make(ceil_div(args.size_a, tile), ceil_div(args.size_b + (shifted ? shift_elems - 1 : 0), tile),
-                               args.batch.count());
-  return args;
 }
 
 }  // namespace torch_transpose
