@@ -1,7 +1,8 @@
 // CUDA backend entry point: picks a kernel for the plan and launches it on the given stream.
 //   Copy plans:      row_group_copy (short rows) or row_chunk_copy (long rows)
 //   Transpose plans: narrow_transpose (a packed fast dim of 2..16 elements against aligned
-//                    lines), flat_tile_transpose (any other fast dim under 32 elements) or
+//                    lines), box_tile_transpose (both fast dims whole in a tile with a chunk of
+//                    a batch dim), flat_tile_transpose (any other fast dim under 32 elements) or
 //                    tile_transpose (window_tile_transpose when rows cannot take 16-byte
 //                    vectors on both sides but the output's fast dim has unit stride)
 // Kernels are templated on element width, vector width V (from the plan's alignment analysis)
@@ -9,6 +10,7 @@
 #include <algorithm>
 
 #include "../kernels.h"
+#include "box_tile_transpose.cuh"
 #include "flat_tile_transpose.cuh"
 #include "narrow_transpose.cuh"
 #include "row_copy.cuh"
@@ -47,13 +49,38 @@ void launch_flat_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_t 
   }
 }
 
-// The narrow kernel when the plan fits it (make_narrow_args), else the flat tile kernel.
+// The box tile kernel for each pair of side vector widths; false when the plan does not fit it.
+template <typename T>
+bool launch_box_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_t stream, int sm_count) {
+  constexpr int kFull = 16 / sizeof(T) > 1 ? 16 / sizeof(T) : 1;
+  BoxTileArgs args;
+  int load_v = 1, store_v = 1;
+  if (!make_box_tile_args(plan, reinterpret_cast<uintptr_t>(in), reinterpret_cast<uintptr_t>(out), args, load_v, store_v))
+    return false;
+  const size_t smem = static_cast<size_t>(args.smem_elems) * sizeof(T);
+  const unsigned int grid = grid_for(args.total_tiles, sm_count);
+  if (load_v > 1 && store_v > 1) {
+    launch_kernel(box_tile_transpose_kernel<T, kFull, kFull>, grid, kThreads, smem, stream, in, out, args);
+  } else if (load_v > 1) {
+    launch_kernel(box_tile_transpose_kernel<T, kFull, 1>, grid, kThreads, smem, stream, in, out, args);
+  } else if (store_v > 1) {
+    launch_kernel(box_tile_transpose_kernel<T, 1, kFull>, grid, kThreads, smem, stream, in, out, args);
+  } else {
+    launch_kernel(box_tile_transpose_kernel<T, 1, 1>, grid, kThreads, smem, stream, in, out, args);
+  }
+  return true;
+}
+
+// The narrow kernel when the plan fits it (make_narrow_args), else the box tile kernel, else the
+// flat tile kernel.
 template <typename T>
 void launch_narrow_or_flat(const LayoutPlan& plan, const T* in, T* out, cudaStream_t stream, int sm_count) {
   NarrowArgs args;
   bool dense_in = false;
-  if (!make_narrow_args(plan, reinterpret_cast<uintptr_t>(in), reinterpret_cast<uintptr_t>(out), args, dense_in))
+  if (!make_narrow_args(plan, reinterpret_cast<uintptr_t>(in), reinterpret_cast<uintptr_t>(out), args, dense_in)) {
+    if (launch_box_tile<T>(plan, in, out, stream, sm_count)) return;
     return launch_flat_tile<T>(plan, in, out, stream, sm_count);
+  }
   const unsigned int grid = grid_for(ceil_div(args.total_tiles, kNarrowWarps), sm_count);
   const size_t smem = narrow_smem_bytes<T>(args);
   if (dense_in) {

@@ -262,6 +262,58 @@ TEST(KernelsOnHost, FlatTilesDenseAndLineWalks) {
   }
 }
 
+// Box tiles (a and b whole, a chunk of a batch dim): the 5-D permute's shape with the dim of
+// 50 continuing runs on both sides, batches of small matrices as one run per side, a
+// misaligned base (scalar walks), an odd chunk, a side whose walk wraps inside a vector, and an
+// output slice with a gap after each row. The plan test below proves these take the box path.
+std::vector<Case> box_cases(int e) {
+  std::vector<Case> cases = {
+      permute_case({2, 30, 3, 50, 60}, {4, 2, 0, 3, 1}, e),
+      permute_case({2, 30, 3, 50, 60}, {4, 2, 0, 3, 1}, e, {}, 1),
+      permute_case({300, 8, 8}, {0, 2, 1}, e),
+      permute_case({300, 8, 8}, {0, 2, 1}, e, {}, 5),
+      permute_case({7, 45, 6, 10}, {3, 1, 0, 2}, e),
+      permute_case({12, 3, 40, 20}, {1, 3, 0, 2}, e),
+      permute_case({64, 5, 12}, {0, 2, 1}, e),
+  };
+  Case c = permute_case({40, 12, 20}, {0, 2, 1}, e);  // out = buf[:, :, 1:13] of (40, 20, 16)
+  c.out_strides = {320, 16, 1};
+  c.out_offset = 1;
+  c.name += " out=buf[:, :, 1:13]";
+  cases.push_back(c);
+  return cases;
+}
+
+TEST(KernelsOnHost, BoxTiles) {
+  for (int e : kWidths)
+    for (const Case& c : box_cases(e)) check_case(c);
+}
+
+// The cases above reach the box kernel (unless TORCH_TRANSPOSE_BOX_TILE=0), with 16-byte
+// walks on both sides for the aligned 5-D and small-matrix cases.
+TEST(KernelsOnHost, BoxTilePlans) {
+  if (!torch_transpose::box_tile_enabled()) GTEST_SKIP() << "TORCH_TRANSPOSE_BOX_TILE=0";
+  for (const Case& c : box_cases(4)) {
+    SCOPED_TRACE(c.name);
+    LayoutProblem problem;
+    problem.sizes = c.sizes;
+    problem.in_strides = c.in_strides;
+    problem.out_strides = c.out_strides;
+    problem.element_bytes = 4;
+    problem.in_address = 4096 + 4 * c.in_offset;
+    problem.out_address = 4096 + 4 * c.out_offset;
+    const LayoutPlan plan = torch_transpose::plan_layout_copy(problem);
+    torch_transpose::BoxTileArgs args;
+    int load_v = 0, store_v = 0;
+    ASSERT_TRUE(torch_transpose::make_box_tile_args(plan, problem.in_address, problem.out_address, args, load_v, store_v))
+        << plan.explain();
+    if (c.in_offset == 0 && c.out_offset == 0 && c.sizes.size() != 4) {
+      EXPECT_EQ(load_v, 4);
+      EXPECT_EQ(store_v, 4);
+    }
+  }
+}
+
 // The narrow kernel (when TORCH_TRANSPOSE_NARROW_KERNEL is not 0; the flat tile kernel takes
 // these otherwise): both directions, every narrow size 2..16, a wide dim that ends inside a
 // warp tile and inside a vector, batches, lines with a gap, and an output that is a slice.

@@ -1,0 +1,326 @@
+// Transpose of small fast dims through a three-dim tile: all of a (the input's fast dim), all of
+// b (the output's) and a chunk of C items of one batch dim c, chosen so that c continues a
+// contiguous run on each side where it can. The cases this is for:
+//   * the 5-D permute (4,2,0,3,1) of 20x30x40x50x60: a = 60, b = 30, and the dim of 50 sits
+//     right after a in the input (stride 60) and right after b in the output (stride 30), so
+//     with C = 2 the input moves runs of 120 elements and the output runs of 60, where the flat
+//     tile kernel moved 60 and 30 (the output's not even 16-byte aligned);
+//   * batches of small matrices (65536 x 8 x 8): a, b and the batch dim are one contiguous run
+//     on both sides, so a tile of 64 matrices is one 16 KB run in and one out.
+// The flat tile kernel (flat_tile_transpose.cuh) served these at 0.57-0.61 of copy, bound by
+// instruction issue (ncu 2026-11-29: 173 M instructions for the 5-D case where the square tile
+// kernel needs 44 M for the same bytes): three divisions per vector, batch offsets read from
+// shared memory, ragged tiles. Here every tile is whole (C divides c's size, a and b are
+// whole), so there are no edge paths; each vector costs two magic-number divisions and each
+// element a few adds on the shared-memory side.
+//
+// Each side walks the tile in its own memory order: d0 (its unit-stride fast dim), then the other
+// two by increasing stride. Element q of that walk has coordinates (i0, i1, i2) with
+// q = i0 + e0 * (i1 + e1 * i2) and sits at i0 + i1 * g1 + i2 * g2 in global memory (offsets
+// from the tile's base) and at i0 * s0 + i1 * s1 + i2 * s2 in shared memory. Where g1 == e0 (and
+// g2 == e0 * e1) the walk is one contiguous run across dims, so V consecutive q move as one
+// 16-byte access whenever the run length is a multiple of V.
+//
+// Shared memory holds the tile in load order (a's stride 1, so loads write consecutive banks),
+// with the two outer strides rounded up to odd numbers: the store side steps through b, whose
+// shared stride is one of them, so its consecutive elements land in distinct banks.
+#pragma once
+
+#include <algorithm>
+#include <limits>
+
+#include "../env_switch.h"
+#include "cuda_common.cuh"
+#include "flat_tile_transpose.cuh"
+
+namespace torch_transpose {
+
+// TORCH_TRANSPOSE_BOX_TILE=0 sends these plans to the flat tile kernel instead (read once; for
+// A/B timing runs and for tests of the fallback).
+inline bool box_tile_enabled() {
+  static const bool enabled = !env_switched_off("TORCH_TRANSPOSE_BOX_TILE");
+  return enabled;
+}
+
+// One side's walk of the tile.
+struct BoxSide {
+  int e0 = 1, e1 = 1;          // extents of d0 and d1 (d2's follows from the tile size)
+  int32_t g1 = 0, g2 = 0;      // global strides of d1 and d2 (d0's is 1)
+  int s0 = 1, s1 = 0, s2 = 0;  // shared-memory strides of d0, d1, d2
+  FastDivmod by_e0, by_e1;     // q -> (i0, rest), rest -> (i1, i2)
+  uint32_t vectors = 0;        // tile elements / V
+};
+
+struct BoxTileArgs {
+  BoxSide load, store;
+  uint32_t total_tiles = 0;  // batch items (with c counted in chunks of C)
+  uint32_t smem_elems = 0;   // the padded tile in shared memory
+  DeviceBatchIndexer batch;  // tile -> its base offsets on both sides
+};
+
+// Element q's coordinates on one side, and its global and shared offsets.
+struct BoxSpot {
+  int i0, i1, s;
+  int32_t g;
+};
+
+__device__ __forceinline__ BoxSpot box_locate(const BoxSide& side, uint32_t q) {
+  uint32_t rest, i0, i1, i2;
+  side.by_e0.divmod(q, rest, i0);
+  side.by_e1.divmod(rest, i2, i1);
+  BoxSpot spot;
+  spot.i0 = static_cast<int>(i0);
+  spot.i1 = static_cast<int>(i1);
+  spot.s = static_cast<int>(i0) * side.s0 + static_cast<int>(i1) * side.s1 + static_cast<int>(i2) * side.s2;
+  spot.g = static_cast<int32_t>(i0) + static_cast<int32_t>(i1) * side.g1 + static_cast<int32_t>(i2) * side.g2;
+  return spot;
+}
+
+// Calls f(j, shared offset) for the V elements that follow spot in the side's walk order,
+// carrying i0 into i1 and i1 into i2 as the walk wraps.
+template <int V, typename F>
+__device__ __forceinline__ void box_walk(const BoxSide& side, BoxSpot spot, F&& f) {
+  int i0 = spot.i0, i1 = spot.i1, s = spot.s;
+#pragma unroll
+  for (int j = 0; j < V; ++j) {
+    f(j, s);
+    if (j + 1 == V) break;
+    s += side.s0;
+    if (++i0 == side.e0) {
+      i0 = 0;
+      s += side.s1 - side.e0 * side.s0;
+      if (++i1 == side.e1) {
+        i1 = 0;
+        s += side.s2 - side.e1 * side.s1;
+      }
+    }
+  }
+}
+
+// 16 bytes through one access. The store goes through __stwb: a plain Vec assignment came out of
+// nvcc 13.0 as element stores in the window kernel (window_tile_transpose.cuh).
+template <typename T, int V>
+__device__ __forceinline__ Vec<T, V> box_load_vector(const T* p) {
+  if constexpr (V * sizeof(T) == 16) {
+    const uint4 raw = *reinterpret_cast<const uint4*>(p);
+    return *reinterpret_cast<const Vec<T, V>*>(&raw);
+  } else {
+    return *reinterpret_cast<const Vec<T, V>*>(p);
+  }
+}
+
+template <typename T, int V>
+__device__ __forceinline__ void box_store_vector(T* p, const Vec<T, V>& w) {
+  if constexpr (V * sizeof(T) == 16) {
+    __stwb(reinterpret_cast<uint4*>(p), *reinterpret_cast<const uint4*>(&w));
+  } else {
+    *reinterpret_cast<Vec<T, V>*>(p) = w;
+  }
+}
+
+template <typename T, int VIN, int VOUT>
+__global__ void __launch_bounds__(kThreads)
+box_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const BoxTileArgs args) {
+  constexpr int kInFlight = VIN > 1 ? 4 : 8;  // loads issued per thread before the first use
+  T* tile = reinterpret_cast<T*>(dynamic_smem());
+  const BoxSide& ld = args.load;
+  const BoxSide& st = args.store;
+
+  for (uint32_t t = blockIdx.x; t < args.total_tiles; t += gridDim.x) {
+    int64_t in_off, out_off;
+    args.batch.offsets(t, in_off, out_off);
+    const T* src = in + in_off;
+    T* dst = out + out_off;
+
+    for (uint32_t base = 0; base < ld.vectors; base += kThreads * kInFlight) {
+      Vec<T, VIN> v[kInFlight];
+      BoxSpot spot[kInFlight];
+#pragma unroll
+      for (int u = 0; u < kInFlight; ++u) {
+        const uint32_t k = base + u * kThreads + threadIdx.x;
+        if (k >= ld.vectors) break;
+        spot[u] = box_locate(ld, k * VIN);
+        v[u] = box_load_vector<T, VIN>(src + spot[u].g);
+      }
+#pragma unroll
+      for (int u = 0; u < kInFlight; ++u) {
+        if (base + u * kThreads + threadIdx.x >= ld.vectors) break;
+        box_walk<VIN>(ld, spot[u], [&](int j, int s) { tile[s] = v[u].v[j]; });
+      }
+    }
+    __syncthreads();
+
+    for (uint32_t k = threadIdx.x; k < st.vectors; k += kThreads) {
+      const BoxSpot spot = box_locate(st, k * VOUT);
+      Vec<T, VOUT> w;
+      box_walk<VOUT>(st, spot, [&](int j, int s) { w.v[j] = tile[s]; });
+      box_store_vector<T, VOUT>(dst + spot.g, w);
+    }
+    __syncthreads();  // the next tile reuses the shared buffer
+  }
+}
+
+// ---- host side: which batch dim joins the tile, and each side's walk ----------------------------
+
+namespace box_tile_detail {
+
+// A side's view of the three tile dims: extent and stride, in its walk order.
+struct SideDims {
+  int dim[3];
+  int64_t extent[3], stride[3];
+};
+
+inline SideDims order_side(const int dims[3], const int64_t extents[3], const int64_t strides[3]) {
+  SideDims side;
+  int order[3] = {0, 1, 2};
+  // d0 stays first (the side's unit-stride fast dim); the other two by increasing stride.
+  if (strides[order[2]] < strides[order[1]]) std::swap(order[1], order[2]);
+  for (int k = 0; k < 3; ++k) {
+    side.dim[k] = dims[order[k]];
+    side.extent[k] = extents[order[k]];
+    side.stride[k] = strides[order[k]];
+  }
+  return side;
+}
+
+// Elements from a run's start that are contiguous in global memory.
+inline int64_t run_length(const SideDims& s) {
+  int64_t run = s.extent[0];
+  if (s.stride[1] != run) return run;
+  run *= s.extent[1];
+  if (s.stride[2] != run) return run;
+  return run * s.extent[2];
+}
+
+// The widest vector (16 bytes or 1 element) for a side: its runs a multiple of V long and every
+// run start aligned, which needs the base, every batch stride (c's chunk step included, as in
+// `chunked`) and the strides of the tile dims that do not continue a run to be multiples of V.
+inline int side_vector_elems(const SideDims& s, const LayoutPlan& chunked, const int64_t* chunked_strides,
+                             uintptr_t address) {
+  const int e = chunked.element_bytes, full = e >= 16 ? 1 : 16 / e;
+  if (full == 1) return 1;
+  bool ok = run_length(s) % full == 0 && address % 16 == 0;
+  int64_t contiguous = s.extent[0];
+  for (int k = 1; k < 3; ++k) {
+    if (s.stride[k] != contiguous) ok = ok && s.stride[k] % full == 0;
+    contiguous *= s.extent[k];
+  }
+  for (int d = 0; d < chunked.rank; ++d) {
+    if (d == chunked.in_fast_dim || d == chunked.out_fast_dim) continue;
+    ok = ok && chunked_strides[d] % full == 0;
+  }
+  return ok ? full : 1;
+}
+
+inline BoxSide make_side(const SideDims& s, const int64_t smem_stride_of_dim[], int vector_elems, int64_t tile_elems) {
+  BoxSide side;
+  side.e0 = static_cast<int>(s.extent[0]);
+  side.e1 = static_cast<int>(s.extent[1]);
+  side.g1 = static_cast<int32_t>(s.stride[1]);
+  side.g2 = static_cast<int32_t>(s.stride[2]);
+  side.s0 = static_cast<int>(smem_stride_of_dim[0]);
+  side.s1 = static_cast<int>(smem_stride_of_dim[1]);
+  side.s2 = static_cast<int>(smem_stride_of_dim[2]);
+  side.by_e0 = FastDivmod(static_cast<uint32_t>(side.e0));
+  side.by_e1 = FastDivmod(static_cast<uint32_t>(side.e1));
+  side.vectors = static_cast<uint32_t>(tile_elems / vector_elems);
+  return side;
+}
+
+inline int64_t odd_at_least(int64_t x) { return x % 2 == 0 ? x + 1 : x; }
+
+// The largest divisor of n that is at most cap (at least 1).
+inline int64_t largest_divisor_up_to(int64_t n, int64_t cap) {
+  for (int64_t c = std::min(n, cap); c > 1; --c)
+    if (n % c == 0) return c;
+  return 1;
+}
+
+// Both sides' walks of the tile (a whole, b whole, `chunk` items of batch dim c).
+struct BoxSides {
+  SideDims load, store;
+};
+
+inline BoxSides box_sides(const LayoutPlan& plan, int c, int64_t chunk) {
+  const FastDims f = FastDims::from_plan(plan);
+  const int in_dims[3] = {plan.in_fast_dim, plan.out_fast_dim, c};
+  const int64_t in_extents[3] = {f.size_a, f.size_b, chunk};
+  const int64_t in_strides[3] = {1, f.in_sb, plan.in_strides[c]};
+  const int out_dims[3] = {plan.out_fast_dim, plan.in_fast_dim, c};
+  const int64_t out_extents[3] = {f.size_b, f.size_a, chunk};
+  const int64_t out_strides[3] = {1, f.out_sa, plan.out_strides[c]};
+  return {order_side(in_dims, in_extents, in_strides), order_side(out_dims, out_extents, out_strides)};
+}
+
+}  // namespace box_tile_detail
+
+// Whether the plan fits this kernel, and its arguments. Needs a transpose with 32-bit in-tile
+// offsets, unit strides on both fast dims, a x b within the shared-memory budget and a batch dim
+// (positive strides on both sides) whose chunk makes a tile of at least a quarter of the budget.
+// Among the batch dims it takes the one whose tile has the longest contiguous run on its worse
+// side. *_vector_elems receive each side's vector width (16 bytes or 1 element).
+inline bool make_box_tile_args(const LayoutPlan& plan, uintptr_t in_address, uintptr_t out_address, BoxTileArgs& args,
+                               int& load_vector_elems, int& store_vector_elems) {
+  using namespace box_tile_detail;
+  if (!box_tile_enabled() || plan.kind != PlanKind::Transpose || plan.needs_64bit_index) return false;
+  const FastDims f = FastDims::from_plan(plan);
+  if (f.in_sa != 1 || f.out_sb != 1) return false;
+  const int64_t capacity = flat_tile_bytes() / plan.element_bytes;
+  const int64_t ab = f.size_a * f.size_b;
+  if (ab > capacity) return false;
+
+  int c = -1;
+  int64_t chunk = 1, best_run = 0;
+  for (int d : plan.batch_dims()) {
+    if (plan.in_strides[d] <= 0 || plan.out_strides[d] <= 0) continue;
+    const int64_t items = largest_divisor_up_to(plan.sizes[d], capacity / ab);
+    if (ab * items * 4 < capacity) continue;
+    const BoxSides sides = box_sides(plan, d, items);
+    const int64_t run = std::min(run_length(sides.load), run_length(sides.store));
+    if (run > best_run || (run == best_run && items > chunk)) {
+      c = d;
+      chunk = items;
+      best_run = run;
+    }
+  }
+  if (c < 0) return false;
+
+  // c in chunks: the batch indexer then yields one tile per item, its offsets the tile's base.
+  LayoutPlan chunked = plan;
+  chunked.sizes[c] = plan.sizes[c] / chunk;
+  chunked.in_strides[c] = plan.in_strides[c] * chunk;
+  chunked.out_strides[c] = plan.out_strides[c] * chunk;
+  args.batch = DeviceBatchIndexer::from_plan(chunked);
+  const int64_t tiles = args.batch.count();
+  if (!args.batch.fits_32 || tiles >= (int64_t{1} << 31)) return false;
+
+  const BoxSides sides = box_sides(plan, c, chunk);
+  const int64_t limit = std::numeric_limits<int32_t>::max();
+  for (const SideDims* s : {&sides.load, &sides.store}) {
+    int64_t last = 0;
+    for (int k = 0; k < 3; ++k) last += (s->extent[k] - 1) * s->stride[k];
+    if (last >= limit) return false;
+  }
+
+  // Shared strides in load order, the two outer ones odd; the store side looks its dims up.
+  const SideDims& load = sides.load;
+  int64_t load_smem[3];
+  load_smem[0] = 1;
+  load_smem[1] = odd_at_least(load.extent[0]);
+  load_smem[2] = odd_at_least(load.extent[1] * load_smem[1]);
+  int64_t store_smem[3];
+  for (int k = 0; k < 3; ++k)
+    for (int j = 0; j < 3; ++j)
+      if (sides.store.dim[k] == load.dim[j]) store_smem[k] = load_smem[j];
+
+  load_vector_elems = side_vector_elems(load, chunked, chunked.in_strides, in_address);
+  store_vector_elems = side_vector_elems(sides.store, chunked, chunked.out_strides, out_address);
+  const int64_t tile_elems = ab * chunk;
+  args.load = make_side(load, load_smem, load_vector_elems, tile_elems);
+  args.store = make_side(sides.store, store_smem, store_vector_elems, tile_elems);
+  args.total_tiles = static_cast<uint32_t>(tiles);
+  args.smem_elems = static_cast<uint32_t>(load.extent[2] * load_smem[2]);
+  return true;
+}
+
+}  // namespace torch_transpose
