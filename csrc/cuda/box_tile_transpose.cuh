@@ -49,6 +49,7 @@ struct BoxSide {
   int s0 = 1, s1 = 0, s2 = 0;  // shared-memory strides of d0, d1, d2
   FastDivmod by_e0, by_e1;     // q -> (i0, rest), rest -> (i1, i2)
   uint32_t vectors = 0;        // tile elements / V
+  bool rows_whole = false;     // e0 is a multiple of V: no vector wraps from one d0 line to the next
 };
 
 struct BoxTileArgs {
@@ -80,6 +81,11 @@ __device__ __forceinline__ BoxSpot box_locate(const BoxSide& side, uint32_t q) {
 // carrying i0 into i1 and i1 into i2 as the walk wraps.
 template <int V, typename F>
 __device__ __forceinline__ void box_walk(const BoxSide& side, BoxSpot spot, F&& f) {
+  if (side.rows_whole) {  // the common case, without the carry checks (a uniform branch)
+#pragma unroll
+    for (int j = 0; j < V; ++j) f(j, spot.s + j * side.s0);
+    return;
+  }
   int i0 = spot.i0, i1 = spot.i1, s = spot.s;
 #pragma unroll
   for (int j = 0; j < V; ++j) {
@@ -97,25 +103,16 @@ __device__ __forceinline__ void box_walk(const BoxSide& side, BoxSpot spot, F&& 
   }
 }
 
-// 16 bytes through one access. The store goes through __stwb: a plain Vec assignment came out of
-// nvcc 13.0 as element stores in the window kernel (window_tile_transpose.cuh).
+// 16 bytes through one access (ElementOf<8> is uint2, whose Vec is 16-byte aligned too). A plain
+// Vec store comes out of nvcc 13.0 as STG.E.128 here (cuobjdump, sm_90).
 template <typename T, int V>
 __device__ __forceinline__ Vec<T, V> box_load_vector(const T* p) {
-  if constexpr (V * sizeof(T) == 16) {
-    const uint4 raw = *reinterpret_cast<const uint4*>(p);
-    return *reinterpret_cast<const Vec<T, V>*>(&raw);
-  } else {
-    return *reinterpret_cast<const Vec<T, V>*>(p);
-  }
+  return *reinterpret_cast<const Vec<T, V>*>(p);
 }
 
 template <typename T, int V>
 __device__ __forceinline__ void box_store_vector(T* p, const Vec<T, V>& w) {
-  if constexpr (V * sizeof(T) == 16) {
-    __stwb(reinterpret_cast<uint4*>(p), *reinterpret_cast<const uint4*>(&w));
-  } else {
-    *reinterpret_cast<Vec<T, V>*>(p) = w;
-  }
+  *reinterpret_cast<Vec<T, V>*>(p) = w;
 }
 
 template <typename T, int VIN, int VOUT>
@@ -224,6 +221,7 @@ inline BoxSide make_side(const SideDims& s, const int64_t smem_stride_of_dim[], 
   side.by_e0 = FastDivmod(static_cast<uint32_t>(side.e0));
   side.by_e1 = FastDivmod(static_cast<uint32_t>(side.e1));
   side.vectors = static_cast<uint32_t>(tile_elems / vector_elems);
+  side.rows_whole = side.e0 % vector_elems == 0;
   return side;
 }
 

@@ -263,12 +263,13 @@ TEST(KernelsOnHost, FlatTilesDenseAndLineWalks) {
 }
 
 // Box tiles (a and b whole, a chunk of a batch dim): the 5-D permute's shape with the dim of
-// 50 continuing runs on both sides, batches of small matrices as one run per side, a
-// misaligned base (scalar walks), an odd chunk, a side whose walk wraps inside a vector, and an
-// output slice with a gap after each row. The plan test below proves these take the box path.
+// 50 continuing runs on both sides, the same with a prime 53 (chunks of one item), batches of
+// small matrices as one run per side, a misaligned base (scalar walks), an odd chunk, a side
+// whose walk wraps inside a vector, and an output slice with a gap after each row. The plan test below proves these take the box path.
 std::vector<Case> box_cases(int e) {
   std::vector<Case> cases = {
       permute_case({2, 30, 3, 50, 60}, {4, 2, 0, 3, 1}, e),
+      permute_case({2, 30, 3, 53, 60}, {4, 2, 0, 3, 1}, e),
       permute_case({2, 30, 3, 50, 60}, {4, 2, 0, 3, 1}, e, {}, 1),
       permute_case({300, 8, 8}, {0, 2, 1}, e),
       permute_case({300, 8, 8}, {0, 2, 1}, e, {}, 5),
@@ -293,7 +294,9 @@ TEST(KernelsOnHost, BoxTiles) {
 // walks on both sides for the aligned 5-D and small-matrix cases.
 TEST(KernelsOnHost, BoxTilePlans) {
   if (!torch_transpose::box_tile_enabled()) GTEST_SKIP() << "TORCH_TRANSPOSE_BOX_TILE=0";
-  for (const Case& c : box_cases(4)) {
+  const std::vector<Case> cases = box_cases(4);
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const Case& c = cases[i];
     SCOPED_TRACE(c.name);
     LayoutProblem problem;
     problem.sizes = c.sizes;
@@ -307,11 +310,25 @@ TEST(KernelsOnHost, BoxTilePlans) {
     int load_v = 0, store_v = 0;
     ASSERT_TRUE(torch_transpose::make_box_tile_args(plan, problem.in_address, problem.out_address, args, load_v, store_v))
         << plan.explain();
-    if (c.in_offset == 0 && c.out_offset == 0 && c.sizes.size() != 4) {
+    if (i == 0 || i == 3) {  // 5-D with 50, 300 x 8 x 8: aligned bases and strides
       EXPECT_EQ(load_v, 4);
       EXPECT_EQ(store_v, 4);
     }
   }
+  // The 5-D shape: chunks of 2 of the dim of 50 (the largest divisor within 16 KB), so each tile
+  // holds 60 x 30 x 2 elements in 900 vectors a side.
+  const Case five_d = cases[0];
+  LayoutProblem problem;
+  problem.sizes = five_d.sizes;
+  problem.in_strides = five_d.in_strides;
+  problem.out_strides = five_d.out_strides;
+  problem.in_address = problem.out_address = 4096;
+  const LayoutPlan plan = torch_transpose::plan_layout_copy(problem);
+  torch_transpose::BoxTileArgs args;
+  int load_v = 0, store_v = 0;
+  ASSERT_TRUE(torch_transpose::make_box_tile_args(plan, 4096, 4096, args, load_v, store_v));
+  EXPECT_EQ(args.load.vectors, 60u * 30u * 2u / 4u);
+  EXPECT_EQ(args.total_tiles, 2u * 3u * 25u);
 }
 
 // The narrow kernel (when TORCH_TRANSPOSE_NARROW_KERNEL is not 0; the flat tile kernel takes
