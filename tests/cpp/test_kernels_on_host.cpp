@@ -1,7 +1,7 @@
 // The CUDA kernels' index math, run on the CPU (csrc/cuda/cuda_on_host.h): every launcher path
-// (square tiles with interior and edge vectors, flat tiles with dense and line walks, row
-// copies) against a reference strided copy, with poisoned outputs and guard bytes around the
-// output view. Built with -fsanitize=alignment, so a vector access the plan did not prove
+// (square tiles with interior and edge vectors, window tiles, narrow tiles, box tiles, flat
+// tiles with dense and line walks, row copies) against a reference strided copy, with poisoned
+// outputs and guard bytes around the output view. Built with -fsanitize=alignment, so a vector access the plan did not prove
 // aligned fails here as it would fault on the GPU; under `make sanitize` (ASan) a read past the
 // input's last element fails too. No torch, no GPU: this runs in CI.
 #define TORCH_TRANSPOSE_CUDA_ON_HOST
