@@ -18,6 +18,5 @@ export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktra
 "$BUILD/test_layout_plan"
 "$BUILD/test_kernels_on_host"
 TORCH_TRANSPOSE_NARROW_KERNEL=0 TORCH_TRANSPOSE_BOX_TILE=0 "$BUILD/test_kernels_on_host"  # the flat tile kernel on narrow layouts too
-TORCH_TRANSPOSE_BYTE_PERMUTE=1 "$BUILD/test_kernels_on_host" --gtest_filter='*SquareTiles*:*RandomPermutations*'  # byte-permute stores
 TORCH_TRANSPOSE_FIXTURES="$PWD/$BUILD/fixtures" "$BUILD/test_cpp_api" --gtest_filter=-SavedFromPython.AotInductorPackageRunsInCpp
 echo "sanitize: ASan + UBSan clean"

@@ -123,12 +123,6 @@ void launch_transpose(const LayoutPlan& plan, const T* in, T* out, cudaStream_t 
   const unsigned int grid = grid_for(args.order.total, sm_count);
   if (plan.needs_64bit_index) {
     launch_kernel(tile_transpose_kernel<T, 1, int64_t>, grid, kThreads, 0, stream, in, out, args);
-  } else if constexpr (sizeof(T) == 1 && V == 16) {
-    if (byte_permute_enabled()) {
-      launch_kernel(tile_transpose_kernel<T, V, int32_t, true>, grid, kThreads, 0, stream, in, out, args);
-    } else {
-      launch_kernel(tile_transpose_kernel<T, V, int32_t>, grid, kThreads, 0, stream, in, out, args);
-    }
   } else {
     launch_kernel(tile_transpose_kernel<T, V, int32_t>, grid, kThreads, 0, stream, in, out, args);
   }

@@ -41,13 +41,6 @@ inline unsigned int __umulhi(unsigned int a, unsigned int b) {
 }
 template <typename T> inline T min(T a, T b) { return std::min(a, b); }
 inline void __stwb(uint4* address, uint4 value) { *address = value; }
-// Byte i of the result is byte (selector >> 4i) & 7 of the 8 bytes {x, y} (x's bytes first).
-inline unsigned int __byte_perm(unsigned int x, unsigned int y, unsigned int selector) {
-  const uint64_t bytes = (static_cast<uint64_t>(y) << 32) | x;
-  unsigned int result = 0;
-  for (int i = 0; i < 4; ++i) result |= static_cast<unsigned int>((bytes >> (8 * ((selector >> (4 * i)) & 7))) & 0xFF) << (8 * i);
-  return result;
-}
 template <typename T> inline T max(T a, T b) { return std::max(a, b); }
 
 namespace torch_transpose {

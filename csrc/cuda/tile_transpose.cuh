@@ -11,60 +11,10 @@
 //   symmetric under the transpose, for load and store.
 #pragma once
 
-#include "../env_switch.h"
 #include "cuda_common.cuh"
 #include "tile_order.cuh"
 
 namespace torch_transpose {
-
-// TORCH_TRANSPOSE_BYTE_PERMUTE=1 turns on the byte-permute store phase for 1-byte interior
-// tiles (byte_permute_store below). Off by default until a full GPU verification (sanitizers,
-// long fuzz, the whole suite) has run on it; read once.
-inline bool byte_permute_enabled() {
-  static const bool enabled = env_int_in_range("TORCH_TRANSPOSE_BYTE_PERMUTE", 0, 1, 0) == 1;
-  return enabled;
-}
-
-// The store phase of a 128 x 128 1-byte tile (16-byte chunks swizzled as in vector_tile) with
-// 4-byte shared reads and byte permutes instead of one shared read per byte. Thread (q, tx)
-// writes output rows a = 4q .. 4q + 3 at columns b = 16 tx .. 16 tx + 15: it reads the 4-byte
-// word holding a = 4q .. 4q + 3 from each of the 16 tile rows b (16 reads, conflict-free: a
-// warp's lanes cover 8 swizzled chunk positions x 4 words), transposes each 4 x 4 byte block
-// with 8 permutes, and stores 4 vectors. The byte-wise gather it replaces issues 64 shared reads
-// per thread and tile (int8 8192^2: 0.93 of copy, 2026-11-30).
-template <typename Index>
-__device__ __forceinline__ void byte_permute_store(const unsigned char* tile, unsigned char* __restrict__ dst, Index a0,
-                                                   Index b0, Index out_sa) {
-  constexpr int kTile = 128, kChunks = kTile / 16;
-  const int tx = threadIdx.x % kChunks, q = threadIdx.x / kChunks;
-  const uint32_t* words = reinterpret_cast<const uint32_t*>(tile);
-  uint32_t w[16];
-#pragma unroll
-  for (int k = 0; k < 16; ++k) {
-    const int row = tx * 16 + k;  // tile row = b; its chunk q / 4 sits at position (q / 4) ^ tx
-    w[k] = words[row * (kTile / 4) + (((q / 4) ^ tx) * 4) + q % 4];
-  }
-  uint32_t out[4][4];  // out[j][m]: row a = 4q + j, bytes b = 16 tx + 4m .. 4m + 3
-#pragma unroll
-  for (int m = 0; m < 4; ++m) {
-    const uint32_t lo01 = __byte_perm(w[4 * m], w[4 * m + 1], 0x5140), hi01 = __byte_perm(w[4 * m], w[4 * m + 1], 0x7362);
-    const uint32_t lo23 = __byte_perm(w[4 * m + 2], w[4 * m + 3], 0x5140),
-                   hi23 = __byte_perm(w[4 * m + 2], w[4 * m + 3], 0x7362);
-    out[0][m] = __byte_perm(lo01, lo23, 0x5410);
-    out[1][m] = __byte_perm(lo01, lo23, 0x7632);
-    out[2][m] = __byte_perm(hi01, hi23, 0x5410);
-    out[3][m] = __byte_perm(hi01, hi23, 0x7632);
-  }
-#pragma unroll
-  for (int j = 0; j < 4; ++j) {
-    uint4 v;
-    v.x = out[j][0];
-    v.y = out[j][1];
-    v.z = out[j][2];
-    v.w = out[j][3];
-    *reinterpret_cast<uint4*>(dst + (a0 + 4 * q + j) * out_sa + b0 + tx * 16) = v;
-  }
-}
 
 // Tile side in elements: each tile row is at least one 128-byte line for every width, and
 // 2-byte tiles are 128 wide so that each thread keeps 8 vector loads in flight (64x64 bf16
@@ -83,7 +33,7 @@ template <int E> struct TilePad { static constexpr int kPad = E >= 4 ? 1 : 4 / E
 // `edge` (106 as a template flag), 4-byte 62 -> 64; but 1-byte 62 -> 126 (int8 fell from 0.91
 // to 0.72 of copy) and 8-byte 64 -> 121 (fp64 fell from 0.97 to 0.83), so those keep scalar
 // edges (kVectorEdges).
-template <typename T, int V, bool kBytePermute, typename Index, typename Args>
+template <typename T, int V, typename Index, typename Args>
 __device__ __forceinline__ void vector_tile(bool edge, const T* __restrict__ src, T* __restrict__ dst, Index a0, Index b0,
                                             Index in_sb, Index out_sa, const Args& args, T* tile,
                                             Vec<T, V>* chunks) {
@@ -111,11 +61,6 @@ __device__ __forceinline__ void vector_tile(bool edge, const T* __restrict__ src
     chunks[r * kTx + (tx ^ ((r / V) % kTx))] = v[i];
   }
   __syncthreads();
-  if constexpr (kBytePermute) {  // 1-byte interior tiles only (the caller's choice)
-    static_assert(sizeof(T) == 1 && V == 16 && kTile == 128, "byte permutes serve 128 x 128 byte tiles");
-    byte_permute_store(reinterpret_cast<const unsigned char*>(tile), reinterpret_cast<unsigned char*>(dst), a0, b0, out_sa);
-    return;
-  }
 #pragma unroll
   for (int i = 0; i < kIters; ++i) {  // r walks a; gather V consecutive b from rows tx*V+k
     const int r = ty + i * kTy;
@@ -149,9 +94,7 @@ __device__ __forceinline__ void scalar_edge_tile(const T* __restrict__ src, T* _
   }
 }
 
-// kBytePermute: 1-byte elements with V == 16 only; interior tiles store through
-// byte_permute_store.
-template <typename T, int V, typename Index, bool kBytePermute = false>
+template <typename T, int V, typename Index>
 __global__ void __launch_bounds__(kThreads)
 tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const SquareTileArgs args) {
   constexpr int kTile = TileShape<sizeof(T)>::kTile;
@@ -172,10 +115,8 @@ tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const Squar
 
     if constexpr (V > 1) {
       constexpr bool kVectorEdges = sizeof(T) == 2 || sizeof(T) == 4;
-      if (kBytePermute && interior) {
-        vector_tile<T, V, kBytePermute>(false, src, dst, a0, b0, in_sb, out_sa, args, tile, chunks);
-      } else if (interior || (kVectorEdges && args.size_a % V == 0 && args.size_b % V == 0)) {
-        vector_tile<T, V, false>(!interior, src, dst, a0, b0, in_sb, out_sa, args, tile, chunks);
+      if (interior || (kVectorEdges && args.size_a % V == 0 && args.size_b % V == 0)) {
+        vector_tile<T, V>(!interior, src, dst, a0, b0, in_sb, out_sa, args, tile, chunks);
       } else {
         scalar_edge_tile<T>(src, dst, a0, b0, in_sa, in_sb, out_sa, out_sb, args, tile);
       }
