@@ -166,8 +166,8 @@ namespace box_tile_detail {
 
 // A side's view of the three tile dims: extent and stride, in its walk order.
 struct SideDims {
-  int dim[3];
-  int64_t extent[3], stride[3];
+  int dim[3] = {};
+  int64_t extent[3] = {}, stride[3] = {};
 };
 
 inline SideDims order_side(const int dims[3], const int64_t extents[3], const int64_t strides[3]) {
@@ -275,16 +275,18 @@ inline bool make_box_tile_args(const LayoutPlan& plan, uintptr_t in_address, uin
 
   int c = -1;
   int64_t chunk = 1, best_run = 0;
+  BoxSides sides;
   for (int d : plan.batch_dims()) {
     if (plan.in_strides[d] <= 0 || plan.out_strides[d] <= 0) continue;
     const int64_t items = largest_divisor_up_to(plan.sizes[d], capacity / ab);
     if (ab * items * 4 < capacity) continue;
-    const BoxSides sides = box_sides(plan, d, items);
-    const int64_t run = std::min(run_length(sides.load), run_length(sides.store));
+    const BoxSides candidate = box_sides(plan, d, items);
+    const int64_t run = std::min(run_length(candidate.load), run_length(candidate.store));
     if (run > best_run || (run == best_run && items > chunk)) {
       c = d;
       chunk = items;
       best_run = run;
+      sides = candidate;
     }
   }
   if (c < 0) return false;
@@ -298,7 +300,6 @@ inline bool make_box_tile_args(const LayoutPlan& plan, uintptr_t in_address, uin
   const int64_t tiles = args.batch.count();
   if (!args.batch.fits_32 || tiles >= (int64_t{1} << 31)) return false;
 
-  const BoxSides sides = box_sides(plan, c, chunk);
   const int64_t limit = std::numeric_limits<int32_t>::max();
   for (const SideDims* s : {&sides.load, &sides.store}) {
     int64_t last = 0;

@@ -8,6 +8,7 @@
 // Kernels are templated on element width, vector width V (from the plan's alignment analysis)
 // and index width (32-bit unless an in-tile offset could overflow it; then V = 1).
 #include <algorithm>
+#include <type_traits>
 
 #include "../kernels.h"
 #include "box_tile_transpose.cuh"
@@ -28,46 +29,55 @@ unsigned int grid_for(int64_t work_items, int sm_count) {
   return static_cast<unsigned int>(std::max<int64_t>(1, std::min(work_items, cap)));
 }
 
-// The flat tile kernel for each pair of side vector widths: 16 bytes or one element.
+// Calls launch(std::integral_constant<int, VIN>, std::integral_constant<int, VOUT>) with each
+// side's vector width, 16 bytes (kFull elements) or one element: the flat and box tile kernels
+// are instantiated for those four pairs only.
+template <int kFull, typename Launch>
+void with_side_vectors(int load_v, int store_v, Launch&& launch) {
+  using Full = std::integral_constant<int, kFull>;
+  using One = std::integral_constant<int, 1>;
+  if (load_v > 1 && store_v > 1) {
+    launch(Full{}, Full{});
+  } else if (load_v > 1) {
+    launch(Full{}, One{});
+  } else if (store_v > 1) {
+    launch(One{}, Full{});
+  } else {
+    launch(One{}, One{});
+  }
+}
+
+template <typename T> constexpr int kFullVector = 16 / sizeof(T) > 1 ? 16 / sizeof(T) : 1;
+
+// The flat tile kernel for each pair of side vector widths.
 template <typename T>
 void launch_flat_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_t stream, int sm_count) {
-  constexpr int kFull = 16 / sizeof(T) > 1 ? 16 / sizeof(T) : 1;
   int load_v = 1, store_v = 1;
   const FlatTileArgs args = make_flat_tile_args(plan, reinterpret_cast<uintptr_t>(in), reinterpret_cast<uintptr_t>(out), load_v, store_v);
   const size_t smem = flat_tile_smem_bytes(args, sizeof(T));
   const unsigned int grid = grid_for(args.total_tiles, sm_count);
   if (plan.needs_64bit_index) {
     launch_kernel(flat_tile_transpose_kernel<T, 1, 1, int64_t>, grid, kThreads, smem, stream, in, out, args);
-  } else if (load_v > 1 && store_v > 1) {
-    launch_kernel(flat_tile_transpose_kernel<T, kFull, kFull, int32_t>, grid, kThreads, smem, stream, in, out, args);
-  } else if (load_v > 1) {
-    launch_kernel(flat_tile_transpose_kernel<T, kFull, 1, int32_t>, grid, kThreads, smem, stream, in, out, args);
-  } else if (store_v > 1) {
-    launch_kernel(flat_tile_transpose_kernel<T, 1, kFull, int32_t>, grid, kThreads, smem, stream, in, out, args);
-  } else {
-    launch_kernel(flat_tile_transpose_kernel<T, 1, 1, int32_t>, grid, kThreads, smem, stream, in, out, args);
+    return;
   }
+  with_side_vectors<kFullVector<T>>(load_v, store_v, [&](auto vin, auto vout) {
+    launch_kernel(flat_tile_transpose_kernel<T, vin.value, vout.value, int32_t>, grid, kThreads, smem, stream, in, out,
+                  args);
+  });
 }
 
 // The box tile kernel for each pair of side vector widths; false when the plan does not fit it.
 template <typename T>
 bool launch_box_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_t stream, int sm_count) {
-  constexpr int kFull = 16 / sizeof(T) > 1 ? 16 / sizeof(T) : 1;
   BoxTileArgs args;
   int load_v = 1, store_v = 1;
   if (!make_box_tile_args(plan, reinterpret_cast<uintptr_t>(in), reinterpret_cast<uintptr_t>(out), args, load_v, store_v))
     return false;
   const size_t smem = static_cast<size_t>(args.smem_elems) * sizeof(T);
   const unsigned int grid = grid_for(args.total_tiles, sm_count);
-  if (load_v > 1 && store_v > 1) {
-    launch_kernel(box_tile_transpose_kernel<T, kFull, kFull>, grid, kThreads, smem, stream, in, out, args);
-  } else if (load_v > 1) {
-    launch_kernel(box_tile_transpose_kernel<T, kFull, 1>, grid, kThreads, smem, stream, in, out, args);
-  } else if (store_v > 1) {
-    launch_kernel(box_tile_transpose_kernel<T, 1, kFull>, grid, kThreads, smem, stream, in, out, args);
-  } else {
-    launch_kernel(box_tile_transpose_kernel<T, 1, 1>, grid, kThreads, smem, stream, in, out, args);
-  }
+  with_side_vectors<kFullVector<T>>(load_v, store_v, [&](auto vin, auto vout) {
+    launch_kernel(box_tile_transpose_kernel<T, vin.value, vout.value>, grid, kThreads, smem, stream, in, out, args);
+  });
   return true;
 }
 

@@ -85,6 +85,18 @@ void for_each_index(const Case& c, F&& f) {
   }
 }
 
+// The plan for a case whose input and output views start at the given addresses.
+LayoutPlan plan_of(const Case& c, uintptr_t in_address, uintptr_t out_address) {
+  LayoutProblem problem;
+  problem.sizes = c.sizes;
+  problem.in_strides = c.in_strides;
+  problem.out_strides = c.out_strides;
+  problem.element_bytes = c.element_bytes;
+  problem.in_address = in_address;
+  problem.out_address = out_address;
+  return torch_transpose::plan_layout_copy(problem);
+}
+
 // Runs the CUDA launcher on the CPU and checks every output element and every guard byte.
 void check_case(const Case& c, int sm_count = 1) {
   SCOPED_TRACE(c.name);
@@ -96,14 +108,8 @@ void check_case(const Case& c, int sm_count = 1) {
   for (int64_t i = 0; i < in_elems * e; ++i) in.data[i] = static_cast<unsigned char>(rng());
   std::memset(out.data, kPoison, out_elems * e);
 
-  LayoutProblem problem;
-  problem.sizes = c.sizes;
-  problem.in_strides = c.in_strides;
-  problem.out_strides = c.out_strides;
-  problem.element_bytes = e;
-  problem.in_address = reinterpret_cast<uintptr_t>(in.data + c.in_offset * e);
-  problem.out_address = reinterpret_cast<uintptr_t>(out.data + c.out_offset * e);
-  const LayoutPlan plan = torch_transpose::plan_layout_copy(problem);
+  const LayoutPlan plan = plan_of(c, reinterpret_cast<uintptr_t>(in.data + c.in_offset * e),
+                                  reinterpret_cast<uintptr_t>(out.data + c.out_offset * e));
   SCOPED_TRACE(plan.explain());
   ASSERT_EQ(torch_transpose::run_layout_plan_cuda(plan, in.data + c.in_offset * e, out.data + c.out_offset * e, nullptr, sm_count), 0);
 
@@ -298,37 +304,23 @@ TEST(KernelsOnHost, BoxTilePlans) {
   for (size_t i = 0; i < cases.size(); ++i) {
     const Case& c = cases[i];
     SCOPED_TRACE(c.name);
-    LayoutProblem problem;
-    problem.sizes = c.sizes;
-    problem.in_strides = c.in_strides;
-    problem.out_strides = c.out_strides;
-    problem.element_bytes = 4;
-    problem.in_address = 4096 + 4 * c.in_offset;
-    problem.out_address = 4096 + 4 * c.out_offset;
-    const LayoutPlan plan = torch_transpose::plan_layout_copy(problem);
+    const uintptr_t in_address = 4096 + 4 * c.in_offset, out_address = 4096 + 4 * c.out_offset;
+    const LayoutPlan plan = plan_of(c, in_address, out_address);
     torch_transpose::BoxTileArgs args;
     int load_v = 0, store_v = 0;
-    ASSERT_TRUE(torch_transpose::make_box_tile_args(plan, problem.in_address, problem.out_address, args, load_v, store_v))
+    ASSERT_TRUE(torch_transpose::make_box_tile_args(plan, in_address, out_address, args, load_v, store_v))
         << plan.explain();
     if (i == 0 || i == 3) {  // 5-D with 50, 300 x 8 x 8: aligned bases and strides
       EXPECT_EQ(load_v, 4);
       EXPECT_EQ(store_v, 4);
     }
+    if (i == 0) {
+      // The 5-D shape: chunks of 2 of the dim of 50 (the largest divisor within 16 KB), so each
+      // tile holds 60 x 30 x 2 elements in 900 vectors a side.
+      EXPECT_EQ(args.load.vectors, 60u * 30u * 2u / 4u);
+      EXPECT_EQ(args.total_tiles, 2u * 3u * 25u);
+    }
   }
-  // The 5-D shape: chunks of 2 of the dim of 50 (the largest divisor within 16 KB), so each tile
-  // holds 60 x 30 x 2 elements in 900 vectors a side.
-  const Case five_d = cases[0];
-  LayoutProblem problem;
-  problem.sizes = five_d.sizes;
-  problem.in_strides = five_d.in_strides;
-  problem.out_strides = five_d.out_strides;
-  problem.in_address = problem.out_address = 4096;
-  const LayoutPlan plan = torch_transpose::plan_layout_copy(problem);
-  torch_transpose::BoxTileArgs args;
-  int load_v = 0, store_v = 0;
-  ASSERT_TRUE(torch_transpose::make_box_tile_args(plan, 4096, 4096, args, load_v, store_v));
-  EXPECT_EQ(args.load.vectors, 60u * 30u * 2u / 4u);
-  EXPECT_EQ(args.total_tiles, 2u * 3u * 25u);
 }
 
 // The narrow kernel (when TORCH_TRANSPOSE_NARROW_KERNEL is not 0; the flat tile kernel takes
