@@ -37,6 +37,10 @@ CASES = [
     ("more than 16 dims after merging", lambda: tt.permute(torch.randn([2] * 17), list(range(16, -1, -1))), RuntimeError),
     ("a list instead of a tensor", lambda: tt.transpose([[1, 2], [3, 4]]), TypeError),
     ("a string as a dim", lambda: tt.transpose(_x(), "0", 1), TypeError),
+    ("a list as out", lambda: tt.transpose(_x(), out=[[0.0] * 4] * 6), TypeError),
+    ("a float in permute's dims", lambda: tt.permute(_x(), (1.0, 0)), TypeError),
+    ("a list instead of a tensor (to_memory_format)", lambda: tt.to_memory_format([1.0], torch.channels_last), TypeError),
+    ("an int as the memory format", lambda: tt.to_memory_format(torch.randn(1, 2, 3, 4), 3), TypeError),
     ("channels_last of a 3-D tensor", lambda: tt.to_memory_format(torch.randn(2, 3, 4), torch.channels_last), RuntimeError),
 ]
 

@@ -8,13 +8,28 @@ from . import _C
 from ._autograd import PermuteFunction, TransposeFunction
 
 _ops = torch.ops.torch_transpose
+_torch_function_mode_enabled = torch._C._is_torch_function_mode_enabled
 
 
-def _needs_grad(op: str, t: torch.Tensor) -> bool:
-    # Checked here because attribute access on a non-tensor would raise AttributeError first.
-    if not isinstance(t, torch.Tensor):
-        raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(t).__name__}")
+def _check_tensor(op: str, name: str, t: Optional[torch.Tensor], optional: bool = False) -> None:
+    # PyTorch's own TypeError for a non-tensor argument; torch.ops would raise RuntimeError,
+    # and attribute access on a non-tensor AttributeError.
+    if not (isinstance(t, torch.Tensor) or (optional and t is None)):
+        raise TypeError(f"{op}(): argument '{name}' must be Tensor, not {type(t).__name__}")
+
+
+def _needs_grad(t: torch.Tensor) -> bool:
     return t.requires_grad and torch.is_grad_enabled()
+
+
+def _direct(input: torch.Tensor, out: Optional[torch.Tensor] = None) -> bool:
+    """Whether the unboxed entry points in _C may serve this call (python_module.cpp says why
+    they exist): never while Dynamo traces (it cannot trace a pybind function), and only for
+    plain tensors with no torch-function mode active, since only torch.ops honours
+    __torch_function__. The order matters: under Dynamo the first test ends the expression."""
+    if torch.compiler.is_compiling() or _torch_function_mode_enabled():
+        return False
+    return type(input) is torch.Tensor and (out is None or type(out) is torch.Tensor)
 
 
 def transpose(input: torch.Tensor, dim0: int = -2, dim1: int = -1, *, out: Optional[torch.Tensor] = None) -> torch.Tensor:
@@ -28,15 +43,18 @@ def transpose(input: torch.Tensor, dim0: int = -2, dim1: int = -1, *, out: Optio
     Raises IndexError for dims out of range (as ``Tensor.transpose`` does) and RuntimeError for
     a mismatched or overlapping ``out``.
     """
-    needs_grad = _needs_grad("transpose", input)
+    _check_tensor("transpose", "input", input)
+    _check_tensor("transpose", "out", out, optional=True)
+    needs_grad = _needs_grad(input)
     # operator.index gives Python's TypeError for non-integers, as Tensor.transpose does.
     dim0, dim1 = operator.index(dim0), operator.index(dim1)
+    direct = _direct(input, out)
     if out is not None:
-        _ops.transpose_out.default(input, dim0, dim1, out)
+        (_C.transpose_out_direct if direct else _ops.transpose_out.default)(input, dim0, dim1, out)
         return out
     if needs_grad:
         return TransposeFunction.apply(input, dim0, dim1)
-    return _ops.transpose.default(input, dim0, dim1)
+    return (_C.transpose_direct if direct else _ops.transpose.default)(input, dim0, dim1)
 
 
 def permute(input: torch.Tensor, dims: Sequence[int], *, out: Optional[torch.Tensor] = None) -> torch.Tensor:
@@ -47,14 +65,17 @@ def permute(input: torch.Tensor, dims: Sequence[int], *, out: Optional[torch.Ten
     this converts layout. Raises IndexError for dims out of range and RuntimeError for a
     wrong-length or repeated ``dims`` or a mismatched ``out``.
     """
-    needs_grad = _needs_grad("permute", input)
-    dims = [operator.index(d) for d in dims]
+    _check_tensor("permute", "input", input)
+    _check_tensor("permute", "out", out, optional=True)
+    needs_grad = _needs_grad(input)
+    dims = list(map(operator.index, dims))
+    direct = _direct(input, out)
     if out is not None:
-        _ops.permute_out.default(input, dims, out)
+        (_C.permute_out_direct if direct else _ops.permute_out.default)(input, dims, out)
         return out
     if needs_grad:
         return PermuteFunction.apply(input, dims)
-    return _ops.permute.default(input, dims)
+    return (_C.permute_direct if direct else _ops.permute.default)(input, dims)
 
 
 def to_memory_format(input: torch.Tensor, memory_format: torch.memory_format) -> torch.Tensor:
@@ -63,7 +84,11 @@ def to_memory_format(input: torch.Tensor, memory_format: torch.memory_format) ->
     ``memory_format`` is ``torch.channels_last`` (4-D), ``torch.channels_last_3d`` (5-D),
     ``torch.contiguous_format`` or ``torch.preserve_format``.
     """
-    return _ops.to_memory_format.default(input, memory_format)
+    _check_tensor("to_memory_format", "input", input)
+    if not isinstance(memory_format, torch.memory_format):
+        raise TypeError("to_memory_format(): argument 'memory_format' must be torch.memory_format, "
+                        f"not {type(memory_format).__name__}")
+    return (_C.to_memory_format_direct if _direct(input) else _ops.to_memory_format.default)(input, memory_format)
 
 
 def explain(input: torch.Tensor, dims: Sequence[int], out: Optional[torch.Tensor] = None) -> str:

@@ -1,0 +1,123 @@
+"""The Python wrappers reach the operators by two routes (torch_transpose/_functions.py): plain
+tensors go through the unboxed entry points in _C, everything that needs the Python layer
+(tensor subclasses, torch-function modes, Dynamo) through torch.ops. Both routes must give the
+same values and let PyTorch's machinery see the operator call."""
+import pytest
+import torch
+from torch.overrides import TorchFunctionMode
+from torch.utils._python_dispatch import TorchDispatchMode
+
+import torch_transpose as tt
+from torch_transpose import _C
+from helpers import assert_bits_equal, poisoned
+
+ops = torch.ops.torch_transpose
+
+# (name, call of the wrapper, the same through torch.ops, the unboxed entry point it should use)
+CALLS = [
+    ("transpose", lambda x: tt.transpose(x, 0, 2), lambda x: ops.transpose(x, 0, 2), "transpose_direct"),
+    ("permute", lambda x: tt.permute(x, [2, 0, 1]), lambda x: ops.permute(x, [2, 0, 1]), "permute_direct"),
+    ("to_memory_format", lambda x: tt.to_memory_format(x[None], torch.channels_last),
+     lambda x: ops.to_memory_format(x[None], torch.channels_last), "to_memory_format_direct"),
+]
+
+
+def _input(device):
+    return torch.randn(3, 5, 7, device=device)[:, 1:, ::2]  # strided, non-square
+
+
+@pytest.mark.parametrize("name,call,reference,entry", CALLS, ids=[c[0] for c in CALLS])
+def test_plain_tensors_take_the_unboxed_route(device, monkeypatch, name, call, reference, entry):
+    taken = []
+    real = getattr(_C, entry)
+    monkeypatch.setattr(_C, entry, lambda *args: taken.append(entry) or real(*args))
+    x = _input(device)
+    got = call(x)
+    assert taken == [entry]
+    assert_bits_equal(got, reference(x))
+    assert got.stride() == reference(x).stride()
+
+
+def test_out_variants_take_the_unboxed_route(device, monkeypatch):
+    taken = []
+    for entry in ("transpose_out_direct", "permute_out_direct"):
+        real = getattr(_C, entry)
+        monkeypatch.setattr(_C, entry, lambda *args, real=real, entry=entry: taken.append(entry) or real(*args))
+    x = _input(device)
+    buffer = poisoned((6, 10), torch.float32, device)
+    out = buffer[1:4, 1:9:2].t()  # (4, 3): a stepped, transposed view with a guard region around it
+    before = buffer.clone()
+    tt.transpose(x[:, :, 0], out=out)
+    tt.permute(x[:, :, 1], [1, 0], out=out)
+    assert taken == ["transpose_out_direct", "permute_out_direct"]
+    assert_bits_equal(out, x[:, :, 1].t())
+    untouched = torch.ones_like(buffer, dtype=torch.bool)
+    untouched[1:4, 1:9:2] = False
+    assert_bits_equal(buffer[untouched], before[untouched])
+
+
+class Tagged(torch.Tensor):
+    """A subclass whose __torch_function__ records every call it sees."""
+    seen = []
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        cls.seen.append(func)
+        return super().__torch_function__(func, types, args, kwargs or {})
+
+
+@pytest.mark.parametrize("name,call,reference,entry", CALLS, ids=[c[0] for c in CALLS])
+def test_subclasses_see_the_call_through_torch_function(device, name, call, reference, entry):
+    x = _input(device)
+    Tagged.seen.clear()
+    got = call(x.as_subclass(Tagged))
+    assert getattr(ops, name).default in Tagged.seen
+    assert type(got) is Tagged
+    assert_bits_equal(got.as_subclass(torch.Tensor), reference(x))
+
+
+def test_torch_function_modes_see_the_call(device):
+    class Recorder(TorchFunctionMode):
+        def __init__(self):
+            super().__init__()
+            self.seen = []
+
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            self.seen.append(func)
+            return func(*args, **(kwargs or {}))
+
+    x = _input(device)
+    with Recorder() as mode:
+        for _, call, _, _ in CALLS:
+            call(x)
+    assert {ops.transpose.default, ops.permute.default, ops.to_memory_format.default} <= set(mode.seen)
+
+
+def test_dispatch_modes_see_the_unboxed_call(device):
+    # The unboxed route still runs the dispatcher, so its Python key reaches dispatch modes
+    # (FakeTensorMode, make_fx and export are built on them).
+    class Recorder(TorchDispatchMode):
+        def __init__(self):
+            super().__init__()
+            self.seen = []
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            self.seen.append(func)
+            return func(*args, **(kwargs or {}))
+
+    x = _input(device)
+    with Recorder() as mode:
+        results = [call(x) for _, call, _, _ in CALLS]
+    assert {ops.transpose.default, ops.permute.default, ops.to_memory_format.default} <= set(mode.seen)
+    for got, (_, _, reference, _) in zip(results, CALLS):
+        assert_bits_equal(got, reference(x))
+
+
+def test_errors_are_pytorch_types_on_the_unboxed_route():
+    x = torch.randn(4, 6)
+    with pytest.raises(IndexError):
+        tt.permute(x, [0, 2])
+    with pytest.raises(RuntimeError, match="repeat"):
+        tt.permute(x, [1, 1])
+    with pytest.raises(RuntimeError, match="shape"):
+        tt.transpose(x, out=torch.empty(4, 6))
