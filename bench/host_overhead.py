@@ -1,55 +1,109 @@
-"""Host time of one call from Python, per route, on tensors small enough that the kernel is
-negligible: our wrapper (unboxed entry point), the same op through torch.ops (boxed), and eager.
+"""Where the time of one call goes, per route: host time (what Python and the op's C++ spend to
+queue the work), GPU time, and wall time as the benchmark measures it (back to back calls,
+synchronised). When host time exceeds GPU time the benchmark measures the host.
 
-    python -m bench.host_overhead [--device cuda] [--calls 20000]
+Routes: our wrapper (unboxed entry points, torch_transpose/_functions.py), the same op through
+torch.ops (boxed), eager PyTorch, and the copy anchor.
 
-On CUDA the calls only queue kernels; the loop is timed to the last launch, then the queue is
-drained outside the timing, so what is measured is the host's work per call.
+    python -m bench.host_overhead [--cases "fp32 64x64,fp32 NCHW->NHWC 32x3x224x224"] [--calls 200]
+
+On CUDA, host time is taken with the GPU held by a sleep kernel, so every call only queues its
+work; GPU time from CUDA events around each call queued the same way. On the CPU the three
+coincide, and only wall time is printed.
 """
 import argparse
-import timeit
+import statistics
+import time
 
 import torch
 
-import torch_transpose as tt
+from . import cases as case_defs
+from . import impls as impl_defs
 
 ops = torch.ops.torch_transpose
+DEFAULT_CASES = "fp32 64x64,fp32 batched 8x64x64,fp32 NCHW->NHWC 32x3x224x224,bf16 NCHW->NHWC 32x3x224x224"
 
 
-def routes(x):
-    nchw = x.reshape(1, 4, 32, 32)
-    return {
-        "tt.transpose (unboxed)": lambda: tt.transpose(x),
-        "ops.transpose (boxed)": lambda: ops.transpose.default(x, -2, -1),
-        "eager t().contiguous()": lambda: x.t().contiguous(),
-        "tt.permute (unboxed)": lambda: tt.permute(nchw, (0, 2, 3, 1)),
-        "ops.permute (boxed)": lambda: ops.permute.default(nchw, [0, 2, 3, 1]),
-        "eager permute().contiguous()": lambda: nchw.permute(0, 2, 3, 1).contiguous(),
-    }
+def boxed(case, x):
+    if case.op[0] == "transpose":
+        _, d0, d1 = case.op
+        return lambda: ops.transpose.default(x, d0, d1)
+    dims = list(case.op[1])
+    return lambda: ops.permute.default(x, dims)
 
 
-def microseconds_per_call(fn, calls, device):
-    for _ in range(200):
+ROUTES = {
+    "ours (unboxed)": impl_defs.ours,
+    "ours via torch.ops": boxed,
+    "eager": impl_defs.eager,
+    "copy": impl_defs.copy,
+}
+
+
+def hold_gpu():
+    torch.cuda.synchronize()
+    torch.cuda._sleep(200_000_000)  # ~0.1 s: longer than queueing the calls below takes
+
+
+def host_us(fn, calls):
+    hold_gpu()
+    start = time.perf_counter()
+    for _ in range(calls):
         fn()
-    best = float("inf")
-    for _ in range(5):
-        if device == "cuda":
-            torch.cuda.synchronize()
-        best = min(best, timeit.timeit(fn, number=calls) / calls)
-    if device == "cuda":
-        torch.cuda.synchronize()
-    return best * 1e6
+    elapsed = time.perf_counter() - start
+    torch.cuda.synchronize()
+    return elapsed / calls * 1e6
+
+
+def gpu_us(fn, calls):
+    hold_gpu()
+    pairs = []
+    for _ in range(calls):
+        pair = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        pair[0].record()
+        fn()
+        pair[1].record()
+        pairs.append(pair)
+    torch.cuda.synchronize()
+    return statistics.median(a.elapsed_time(b) for a, b in pairs) * 1e3
+
+
+def wall_us(fn, calls, device):
+    sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
+    sync()
+    start = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    sync()
+    return (time.perf_counter() - start) / calls * 1e6
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
-    parser.add_argument("--calls", type=int, default=20000)
+    parser.add_argument("--cases", default=DEFAULT_CASES, help="comma-separated suite case names")
+    parser.add_argument("--calls", type=int, default=200, help="calls per measurement (best of 5)")
     args = parser.parse_args()
-    x = torch.randn(64, 64, device=args.device)
-    print(f"host time per call, 64x64 fp32 (and as 1x4x32x32 for permute) on {args.device} (best of 5 loops of {args.calls}):")
-    for name, fn in routes(x).items():
-        print(f"  {name:30s} {microseconds_per_call(fn, args.calls, args.device):6.2f} us")
+    # Either suite's cases, on either device (the small cases are in the CUDA suite only).
+    suite = {c.name: c for device in ("cpu", "cuda") for c in case_defs.suite(device)}
+    print(f"microseconds per call on {args.device}, best of 5 runs of {args.calls} calls "
+          "(cuda: host = queueing only, gpu = median of CUDA events, wall = synchronised loop)")
+    for name in args.cases.split(","):
+        case = suite[name]
+        x = case.make_input(args.device)
+        print(f"{case.name}:")
+        for route, make in ROUTES.items():
+            fn = make(case, x)
+            for _ in range(20):
+                fn()
+            best = lambda measure: min(measure() for _ in range(5))  # noqa: E731
+            wall = best(lambda: wall_us(fn, args.calls, args.device))
+            if args.device == "cuda":
+                host, gpu = best(lambda: host_us(fn, args.calls)), best(lambda: gpu_us(fn, args.calls))
+                print(f"  {route:20s} host {host:7.2f}  gpu {gpu:7.2f}  wall {wall:7.2f}")
+            else:
+                print(f"  {route:20s} wall {wall:7.2f}")
+        del x
 
 
 if __name__ == "__main__":

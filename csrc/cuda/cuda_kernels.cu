@@ -133,15 +133,9 @@ void launch_transpose(const LayoutPlan& plan, const T* in, T* out, cudaStream_t 
   const unsigned int grid = grid_for(args.order.total, sm_count);
   if (plan.needs_64bit_index) {
     launch_kernel(tile_transpose_kernel<T, 1, int64_t>, grid, kThreads, 0, stream, in, out, args);
-    return;
+  } else {
+    launch_kernel(tile_transpose_kernel<T, V, int32_t>, grid, kThreads, 0, stream, in, out, args);
   }
-  if constexpr (V > 1 && sizeof(T) != 2) {  // 2-byte tiles spill to local memory at 128 threads
-    if (tile_block_threads() == 128) {
-      launch_kernel(tile_transpose_kernel<T, V, int32_t, 128>, grid, 128, 0, stream, in, out, args);
-      return;
-    }
-  }
-  launch_kernel(tile_transpose_kernel<T, V, int32_t>, grid, kThreads, 0, stream, in, out, args);
 }
 
 template <typename T, int V>

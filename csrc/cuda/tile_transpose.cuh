@@ -11,7 +11,6 @@
 //   symmetric under the transpose, for load and store.
 #pragma once
 
-#include "../env_switch.h"
 #include "cuda_common.cuh"
 #include "tile_order.cuh"
 
@@ -22,14 +21,6 @@ namespace torch_transpose {
 // tiles left only 2 and reached 0.81 of copy on the H200, 2026-11-29).
 // 8-byte tiles are 64 wide for the same reason (32x32 left 2 loads in flight: 0.88 of copy).
 template <int E> struct TileShape { static constexpr int kTile = E <= 2 ? 128 : (E <= 8 ? 64 : 32); };
-// Threads per block of vector tiles: 256, or 128 with TORCH_TRANSPOSE_TILE_THREADS=128 (for A/B
-// runs). Half the threads take twice the rows each, so each thread keeps twice the loads in
-// flight while a block still holds one tile.
-inline int tile_block_threads() {
-  static const int threads = env_int_in_range("TORCH_TRANSPOSE_TILE_THREADS", 128, 256, kThreads) == 128 ? 128 : kThreads;
-  return threads;
-}
-
 template <int E> struct TilePad { static constexpr int kPad = E >= 4 ? 1 : 4 / E; };
 
 // One tile with V-element vectors (V > 1). The plan guarantees in_sa == out_sb == 1 and every
@@ -42,15 +33,15 @@ template <int E> struct TilePad { static constexpr int kPad = E >= 4 ? 1 : 4 / E
 // `edge` (106 as a template flag), 4-byte 62 -> 64; but 1-byte 62 -> 126 (int8 fell from 0.91
 // to 0.72 of copy) and 8-byte 64 -> 121 (fp64 fell from 0.97 to 0.83), so those keep scalar
 // edges (kVectorEdges).
-template <typename T, int V, int kBlock, typename Index, typename Args>
+template <typename T, int V, typename Index, typename Args>
 __device__ __forceinline__ void vector_tile(bool edge, const T* __restrict__ src, T* __restrict__ dst, Index a0, Index b0,
                                             Index in_sb, Index out_sa, const Args& args, T* tile,
                                             Vec<T, V>* chunks) {
   constexpr int kTile = TileShape<sizeof(T)>::kTile;
   constexpr int kTx = kTile / V;       // threads (and chunks) per tile row
-  constexpr int kTy = kBlock / kTx;  // tile rows per pass
+  constexpr int kTy = kThreads / kTx;  // tile rows per pass
   constexpr int kIters = kTile / kTy;
-  static_assert(kTile % V == 0 && kBlock % kTx == 0 && (kTx & (kTx - 1)) == 0, "tile must split evenly");
+  static_assert(kTile % V == 0 && kThreads % kTx == 0 && (kTx & (kTx - 1)) == 0, "tile must split evenly");
   const int tx = threadIdx.x % kTx, ty = threadIdx.x / kTx;
   // Whether this thread's vector column is inside dim a (load) and dim b (store).
   const bool a_inside = static_cast<int64_t>(a0) + tx * V < args.size_a;
@@ -83,7 +74,7 @@ __device__ __forceinline__ void vector_tile(bool edge, const T* __restrict__ src
 
 // An edge tile element by element: one bounds predicate, symmetric under the transpose, for
 // load and store; rows padded against bank conflicts.
-template <typename T, int kBlock, typename Index, typename Args>
+template <typename T, typename Index, typename Args>
 __device__ __forceinline__ void scalar_edge_tile(const T* __restrict__ src, T* __restrict__ dst, Index a0, Index b0,
                                                  Index in_sa, Index in_sb, Index out_sa, Index out_sb,
                                                  const Args& args, T* tile) {
@@ -92,34 +83,22 @@ __device__ __forceinline__ void scalar_edge_tile(const T* __restrict__ src, T* _
   auto in_bounds = [&](int a_off, int b_off) {
     return static_cast<int64_t>(a0) + a_off < args.size_a && static_cast<int64_t>(b0) + b_off < args.size_b;
   };
-  for (int i = threadIdx.x; i < kTile * kTile; i += kBlock) {
+  for (int i = threadIdx.x; i < kTile * kTile; i += kThreads) {
     const int r = i / kTile, c = i % kTile;  // r walks b, c walks a: coalesced reads
     if (in_bounds(c, r)) tile[r * kPitch + c] = src[(b0 + r) * in_sb + (a0 + c) * in_sa];
   }
   __syncthreads();
-  for (int i = threadIdx.x; i < kTile * kTile; i += kBlock) {
+  for (int i = threadIdx.x; i < kTile * kTile; i += kThreads) {
     const int r = i / kTile, c = i % kTile;  // r walks a, c walks b: coalesced writes
     if (in_bounds(r, c)) dst[(a0 + r) * out_sa + (b0 + c) * out_sb] = tile[c * kPitch + r];
   }
 }
 
-// Blocks of 128 threads per SM that shared memory allows (227 KB per SM on the H200), at most
-// 8. Left to itself, ptxas gave 128-thread blocks 113-168 registers (4-byte and 2-byte tiles),
-// which would hold the SM to 3-4 blocks and undo the point of small blocks.
-template <typename T> constexpr int small_block_residency() {
-  constexpr int kTile = TileShape<sizeof(T)>::kTile;
-  constexpr int kBytes = kTile * (kTile + TilePad<sizeof(T)>::kPad) * static_cast<int>(sizeof(T));
-  return 227 * 1024 / kBytes < 8 ? 227 * 1024 / kBytes : 8;
-}
-
-// kBlock threads per block. 128 only with vectors: the scalar interior path would then unroll
-// kTile / 1 rows per thread for 1-byte tiles.
-template <typename T, int V, typename Index, int kBlock = kThreads>
-__global__ void __launch_bounds__(kBlock, kBlock == kThreads ? 1 : small_block_residency<T>())
+template <typename T, int V, typename Index>
+__global__ void __launch_bounds__(kThreads)
 tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const SquareTileArgs args) {
   constexpr int kTile = TileShape<sizeof(T)>::kTile;
   constexpr int kPitch = kTile + TilePad<sizeof(T)>::kPad;  // scalar layout
-  static_assert(kBlock == kThreads || V > 1, "smaller blocks are for vector tiles only");
   __shared__ __align__(16) unsigned char smem[kTile * kPitch * sizeof(T)];
   T* tile = reinterpret_cast<T*>(smem);
   Vec<T, V>* chunks = reinterpret_cast<Vec<T, V>*>(smem);
@@ -137,12 +116,12 @@ tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const Squar
     if constexpr (V > 1) {
       constexpr bool kVectorEdges = sizeof(T) == 2 || sizeof(T) == 4;
       if (interior || (kVectorEdges && args.size_a % V == 0 && args.size_b % V == 0)) {
-        vector_tile<T, V, kBlock>(!interior, src, dst, a0, b0, in_sb, out_sa, args, tile, chunks);
+        vector_tile<T, V>(!interior, src, dst, a0, b0, in_sb, out_sa, args, tile, chunks);
       } else {
-        scalar_edge_tile<T, kBlock>(src, dst, a0, b0, in_sa, in_sb, out_sa, out_sb, args, tile);
+        scalar_edge_tile<T>(src, dst, a0, b0, in_sa, in_sb, out_sa, out_sb, args, tile);
       }
     } else if (interior) {
-      constexpr int kSx = kTile < kBlock ? kTile : kBlock, kSy = kBlock / kSx;
+      constexpr int kSx = kTile < kThreads ? kTile : kThreads, kSy = kThreads / kSx;
       constexpr int kIters = kTile / kSy;
       const int sx = threadIdx.x % kSx, sy = threadIdx.x / kSx;
       T v[kIters];
@@ -157,7 +136,7 @@ tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const Squar
         dst[(a0 + r) * out_sa + (b0 + sx) * out_sb] = tile[sx * kPitch + r];
       }
     } else {
-      scalar_edge_tile<T, kBlock>(src, dst, a0, b0, in_sa, in_sb, out_sa, out_sb, args, tile);
+      scalar_edge_tile<T>(src, dst, a0, b0, in_sa, in_sb, out_sa, out_sb, args, tile);
     }
     __syncthreads();  // the next tile reuses the shared buffer
   }
