@@ -150,6 +150,22 @@ def test_out_into_views_touches_only_the_view(device, dtype, shape):
         assert_only_view_written(buf, view, expected, before)
 
 
+# 1-byte rows that take 16-byte vectors get 256 x 256 tiles on CUDA (tile_transpose.cuh): whole
+# tiles, edge tiles on either dim (2064 is a multiple of 16 but not of 256), a batch, and an
+# out= view whose rows are 16-byte aligned inside a wider guard buffer.
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.int8, torch.float8_e4m3fn], ids=str)
+@pytest.mark.parametrize("shape", [(512, 768), (2064, 512), (512, 2064), (2, 256, 512)], ids=str)
+def test_wide_byte_tiles(device, dtype, shape):
+    x = random_bits(shape, dtype, device)
+    assert_bits_equal(tt.transpose(x), reference(x))
+    rows, cols = shape[-1], shape[-2]
+    buf = poisoned(shape[:-2] + (rows + 2, cols + 32), dtype, device)
+    view = buf[..., 1:1 + rows, 16:16 + cols]
+    before = buf.clone()
+    tt.transpose(x, out=view)
+    assert_only_view_written(buf, view, reference(x), before)
+
+
 def test_out_batched_and_op_returns_nothing(device):
     x = random_bits((3, 20, 30), torch.int16, device)
     buf = poisoned((3, 40, 25), torch.int16, device)

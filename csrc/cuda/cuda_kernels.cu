@@ -8,6 +8,7 @@
 // Kernels are templated on element width, vector width V (from the plan's alignment analysis)
 // and index width (32-bit unless an in-tile offset could overflow it; then V = 1).
 #include <algorithm>
+#include <atomic>
 #include <type_traits>
 
 #include "../kernels.h"
@@ -124,11 +125,34 @@ bool launch_window_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_
   }
 }
 
+// 1-byte tiles of kWideByteTile x kWideByteTile (tile_transpose.cuh says why), in dynamic shared
+// memory above the 48 KB that a launch gets without asking; the kernel is opted in once per device.
+template <typename T>
+void launch_wide_byte_tiles(const LayoutPlan& plan, const T* in, T* out, cudaStream_t stream, int sm_count) {
+  constexpr int kTile = kWideByteTile, kV = 16 / sizeof(T);
+  constexpr int smem = tile_smem_bytes<T, kTile>();
+  static std::atomic<uint64_t> opted_in_devices{0};  // bit d: device d allows `smem`
+  int device = 0;
+  cudaGetDevice(&device);
+  const uint64_t bit = uint64_t{1} << (device & 63);
+  if (!(opted_in_devices.load(std::memory_order_acquire) & bit)) {
+    cudaFuncSetAttribute(tile_transpose_kernel<T, kV, int32_t, kTile>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    opted_in_devices.fetch_or(bit, std::memory_order_acq_rel);
+  }
+  const SquareTileArgs args = SquareTileArgs::make(plan, kTile);
+  launch_kernel(tile_transpose_kernel<T, kV, int32_t, kTile>, grid_for(args.order.total, sm_count), kThreads, smem, stream,
+                in, out, args);
+}
+
 template <typename T, int V>
 void launch_transpose(const LayoutPlan& plan, const T* in, T* out, cudaStream_t stream, int sm_count) {
   const FastDims f = FastDims::from_plan(plan);
   if (std::min(f.size_a, f.size_b) < kNarrowDim) return launch_narrow_or_flat<T>(plan, in, out, stream, sm_count);
   if (V == 1 && launch_window_tile<T>(plan, in, out, stream, sm_count)) return;
+  if constexpr (sizeof(T) == 1 && V == 16) {
+    if (!plan.needs_64bit_index && wants_wide_byte_tiles(f.size_a, f.size_b))
+      return launch_wide_byte_tiles<T>(plan, in, out, stream, sm_count);
+  }
   const SquareTileArgs args = SquareTileArgs::make(plan, TileShape<sizeof(T)>::kTile);
   const unsigned int grid = grid_for(args.order.total, sm_count);
   if (plan.needs_64bit_index) {

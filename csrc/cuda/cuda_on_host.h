@@ -31,6 +31,12 @@ struct dim3 { unsigned int x = 0, y = 0, z = 0; };
 using cudaStream_t = void*;
 enum cudaError_t { cudaSuccess = 0, cudaErrorInvalidValue = 1 };
 inline cudaError_t cudaGetLastError() { return cudaSuccess; }
+inline cudaError_t cudaGetDevice(int* device) {
+  *device = 0;
+  return cudaSuccess;
+}
+enum cudaFuncAttribute { cudaFuncAttributeMaxDynamicSharedMemorySize = 8 };
+template <typename Kernel> cudaError_t cudaFuncSetAttribute(Kernel, cudaFuncAttribute, int) { return cudaSuccess; }
 
 inline thread_local dim3 threadIdx;
 inline thread_local dim3 blockIdx;
@@ -45,7 +51,8 @@ template <typename T> inline T max(T a, T b) { return std::max(a, b); }
 
 namespace torch_transpose {
 
-// Dynamic shared memory, one array for every launch (blocks run one at a time).
+// Dynamic shared memory, one array for every launch (blocks run one at a time); at least the
+// largest tile (tile_transpose.cuh: 256 x 260 bytes).
 alignas(16) inline unsigned char dynamic_smem_bytes[1 << 17];
 inline unsigned char* dynamic_smem() { return dynamic_smem_bytes; }
 

@@ -11,6 +11,7 @@
 //   symmetric under the transpose, for load and store.
 #pragma once
 
+#include "../env_switch.h"
 #include "cuda_common.cuh"
 #include "tile_order.cuh"
 
@@ -23,6 +24,32 @@ namespace torch_transpose {
 template <int E> struct TileShape { static constexpr int kTile = E <= 2 ? 128 : (E <= 8 ? 64 : 32); };
 template <int E> struct TilePad { static constexpr int kPad = E >= 4 ? 1 : 4 / E; };
 
+// 1-byte tiles with 16-byte vectors can be 256 x 256 instead (TORCH_TRANSPOSE_WIDE_BYTE_TILE=0
+// turns them off): each tile row is then 256 bytes, two lines, on both sides. The 128-byte rows
+// of 128 x 128 byte tiles were the one thing 1-byte tiles (0.91-0.93 of copy) did not share
+// with 2- and 4-byte tiles (256-byte rows, 0.95-0.97); more bytes in flight per SM and byte
+// permutes in the store phase had gained nothing (bench/NOTES.md).
+constexpr int kWideByteTile = 256;
+inline bool wide_byte_tiles_enabled() {
+  static const bool enabled = !env_switched_off("TORCH_TRANSPOSE_WIDE_BYTE_TILE");
+  return enabled;
+}
+
+// Whether a 1-byte vector plan takes wide tiles. 1-byte edge tiles are scalar, and a fast dim
+// of n elements leaves an edge strip of n % 256 with wide tiles but n % 128 with narrow ones: up
+// to 128 more scalar rows. Wide tiles therefore need each fast dim to be whole wide tiles or at
+// least 2048 long (the strip then adds at most 1/16 of the dim).
+inline bool wants_wide_byte_tiles(int64_t size_a, int64_t size_b) {
+  auto fits = [](int64_t n) { return n % kWideByteTile == 0 || n >= 8 * kWideByteTile; };
+  return wide_byte_tiles_enabled() && fits(size_a) && fits(size_b);
+}
+
+// Shared memory of one tile (the scalar layout's padded rows; the vector layout needs less).
+template <typename T, int kTile> constexpr int tile_smem_bytes() {
+  return kTile * (kTile + TilePad<sizeof(T)>::kPad) * static_cast<int>(sizeof(T));
+}
+constexpr int kStaticSmemBytes = 48 * 1024;  // the most a block may declare statically
+
 // One tile with V-element vectors (V > 1). The plan guarantees in_sa == out_sb == 1 and every
 // other stride and both base addresses aligned to V elements. All loads are issued before the
 // first shared store (compile-time trip counts), so each thread keeps kIters loads in flight.
@@ -33,11 +60,10 @@ template <int E> struct TilePad { static constexpr int kPad = E >= 4 ? 1 : 4 / E
 // `edge` (106 as a template flag), 4-byte 62 -> 64; but 1-byte 62 -> 126 (int8 fell from 0.91
 // to 0.72 of copy) and 8-byte 64 -> 121 (fp64 fell from 0.97 to 0.83), so those keep scalar
 // edges (kVectorEdges).
-template <typename T, int V, typename Index, typename Args>
+template <typename T, int V, int kTile, typename Index, typename Args>
 __device__ __forceinline__ void vector_tile(bool edge, const T* __restrict__ src, T* __restrict__ dst, Index a0, Index b0,
                                             Index in_sb, Index out_sa, const Args& args, T* tile,
                                             Vec<T, V>* chunks) {
-  constexpr int kTile = TileShape<sizeof(T)>::kTile;
   constexpr int kTx = kTile / V;       // threads (and chunks) per tile row
   constexpr int kTy = kThreads / kTx;  // tile rows per pass
   constexpr int kIters = kTile / kTy;
@@ -74,11 +100,10 @@ __device__ __forceinline__ void vector_tile(bool edge, const T* __restrict__ src
 
 // An edge tile element by element: one bounds predicate, symmetric under the transpose, for
 // load and store; rows padded against bank conflicts.
-template <typename T, typename Index, typename Args>
+template <typename T, int kTile, typename Index, typename Args>
 __device__ __forceinline__ void scalar_edge_tile(const T* __restrict__ src, T* __restrict__ dst, Index a0, Index b0,
                                                  Index in_sa, Index in_sb, Index out_sa, Index out_sb,
                                                  const Args& args, T* tile) {
-  constexpr int kTile = TileShape<sizeof(T)>::kTile;
   constexpr int kPitch = kTile + TilePad<sizeof(T)>::kPad;
   auto in_bounds = [&](int a_off, int b_off) {
     return static_cast<int64_t>(a0) + a_off < args.size_a && static_cast<int64_t>(b0) + b_off < args.size_b;
@@ -94,12 +119,15 @@ __device__ __forceinline__ void scalar_edge_tile(const T* __restrict__ src, T* _
   }
 }
 
-template <typename T, int V, typename Index>
-__global__ void __launch_bounds__(kThreads)
+// kTile: TileShape's side, or kWideByteTile for 1-byte vector tiles. Tiles above 48 KB live in
+// dynamic shared memory (the launcher opts the kernel in).
+template <typename T, int V, typename Index, int kTile = TileShape<sizeof(T)>::kTile>
+__global__ void __launch_bounds__(kThreads, kTile == kWideByteTile ? 2 : 0)
 tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const SquareTileArgs args) {
-  constexpr int kTile = TileShape<sizeof(T)>::kTile;
   constexpr int kPitch = kTile + TilePad<sizeof(T)>::kPad;  // scalar layout
-  __shared__ __align__(16) unsigned char smem[kTile * kPitch * sizeof(T)];
+  constexpr bool kDynamic = tile_smem_bytes<T, kTile>() > kStaticSmemBytes;
+  __shared__ __align__(16) unsigned char static_smem[kDynamic ? 16 : tile_smem_bytes<T, kTile>()];
+  unsigned char* smem = kDynamic ? dynamic_smem() : static_smem;
   T* tile = reinterpret_cast<T*>(smem);
   Vec<T, V>* chunks = reinterpret_cast<Vec<T, V>*>(smem);
 
@@ -116,9 +144,9 @@ tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const Squar
     if constexpr (V > 1) {
       constexpr bool kVectorEdges = sizeof(T) == 2 || sizeof(T) == 4;
       if (interior || (kVectorEdges && args.size_a % V == 0 && args.size_b % V == 0)) {
-        vector_tile<T, V>(!interior, src, dst, a0, b0, in_sb, out_sa, args, tile, chunks);
+        vector_tile<T, V, kTile>(!interior, src, dst, a0, b0, in_sb, out_sa, args, tile, chunks);
       } else {
-        scalar_edge_tile<T>(src, dst, a0, b0, in_sa, in_sb, out_sa, out_sb, args, tile);
+        scalar_edge_tile<T, kTile>(src, dst, a0, b0, in_sa, in_sb, out_sa, out_sb, args, tile);
       }
     } else if (interior) {
       constexpr int kSx = kTile < kThreads ? kTile : kThreads, kSy = kThreads / kSx;
@@ -136,7 +164,7 @@ tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const Squar
         dst[(a0 + r) * out_sa + (b0 + sx) * out_sb] = tile[sx * kPitch + r];
       }
     } else {
-      scalar_edge_tile<T>(src, dst, a0, b0, in_sa, in_sb, out_sa, out_sb, args, tile);
+      scalar_edge_tile<T, kTile>(src, dst, a0, b0, in_sa, in_sb, out_sa, out_sb, args, tile);
     }
     __syncthreads();  // the next tile reuses the shared buffer
   }

@@ -162,6 +162,21 @@ TEST(KernelsOnHost, SquareTilesInteriorAndEdges) {
   }
 }
 
+// 1-byte vector tiles of 256 x 256 (kWideByteTile): interior tiles, edge tiles on either dim
+// (2064 is a multiple of 16 but not of 256), batches and an offset output view.
+TEST(KernelsOnHost, WideByteTiles) {
+  EXPECT_TRUE(torch_transpose::wants_wide_byte_tiles(512, 2064));
+  EXPECT_FALSE(torch_transpose::wants_wide_byte_tiles(272, 2064));  // 128-wide tiles leave less edge
+  check_case(permute_case({512, 768}, {1, 0}, 1));
+  check_case(permute_case({2064, 512}, {1, 0}, 1));
+  check_case(permute_case({512, 2064}, {1, 0}, 1));
+  check_case(permute_case({2, 256, 512}, {0, 2, 1}, 1));
+  Case view = permute_case({512, 256}, {1, 0}, 1);
+  view.out_strides = {528, 1};  // rows of a wider buffer, 16 bytes in
+  view.out_offset = 16;
+  check_case(view);
+}
+
 // Square tiles over several batch items, tile rows that end inside a tile, and the window
 // kernel on an input whose rows are off the vector grid.
 TEST(KernelsOnHost, SquareTilesOverBatches) {
