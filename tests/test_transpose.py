@@ -150,9 +150,11 @@ def test_out_into_views_touches_only_the_view(device, dtype, shape):
         assert_only_view_written(buf, view, expected, before)
 
 
-# 1-byte rows that take 16-byte vectors get 256 x 256 tiles on CUDA (tile_transpose.cuh): whole
-# tiles, edge tiles on either dim (2064 is a multiple of 16 but not of 256), a batch, and an
-# out= view whose rows are 16-byte aligned inside a wider guard buffer.
+# 1-byte rows that take 16-byte vectors get 256 x 256 tiles on CUDA when a plan has enough of
+# them (tile_transpose.cuh): these cases are too small for that rule and take 128 x 128 tiles,
+# and test_wide_byte_tiles_forced runs them again with wide tiles forced on. Whole tiles, edge
+# tiles on either dim (2064 is a multiple of 16 but not of 256), a batch, and an out= view
+# whose rows are 16-byte aligned inside a wider guard buffer.
 @pytest.mark.parametrize("dtype", [torch.uint8, torch.int8, torch.float8_e4m3fn], ids=str)
 @pytest.mark.parametrize("shape", [(512, 768), (2064, 512), (512, 2064), (2, 256, 512)], ids=str)
 def test_wide_byte_tiles(device, dtype, shape):
@@ -164,6 +166,17 @@ def test_wide_byte_tiles(device, dtype, shape):
     before = buf.clone()
     tt.transpose(x, out=view)
     assert_only_view_written(buf, view, reference(x), before)
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_wide_byte_tiles_forced():
+    # The switch is read once per process, so the cases run in a pytest process of their own.
+    env = {**os.environ, "TORCH_TRANSPOSE_WIDE_BYTE_TILE": "1"}
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__,
+                           "-k", "test_wide_byte_tiles and cuda and not forced"],
+                          env=env, capture_output=True, text=True)
+    assert done.returncode == 0 and " 12 passed" in done.stdout, done.stdout[-2000:] + done.stderr[-2000:]
 
 
 def test_out_batched_and_op_returns_nothing(device):

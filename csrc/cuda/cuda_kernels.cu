@@ -127,9 +127,12 @@ bool launch_window_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_
 
 // 1-byte tiles of kWideByteTile x kWideByteTile (tile_transpose.cuh says why), in dynamic shared
 // memory above the 48 KB that a launch gets without asking; the kernel is opted in once per device.
+// false when the plan does not take them (wants_wide_byte_tiles).
 template <typename T>
-void launch_wide_byte_tiles(const LayoutPlan& plan, const T* in, T* out, cudaStream_t stream, int sm_count) {
+bool launch_wide_byte_tiles(const LayoutPlan& plan, const T* in, T* out, cudaStream_t stream, int sm_count) {
   constexpr int kTile = kWideByteTile, kV = 16 / sizeof(T);
+  const SquareTileArgs args = SquareTileArgs::make(plan, kTile);
+  if (plan.needs_64bit_index || !wants_wide_byte_tiles(args.size_a, args.size_b, args.order.total, sm_count)) return false;
   constexpr int smem = tile_smem_bytes<T, kTile>();
   static std::atomic<uint64_t> opted_in_devices{0};  // bit d: device d allows `smem`
   int device = 0;
@@ -139,9 +142,9 @@ void launch_wide_byte_tiles(const LayoutPlan& plan, const T* in, T* out, cudaStr
     cudaFuncSetAttribute(tile_transpose_kernel<T, kV, int32_t, kTile>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
     opted_in_devices.fetch_or(bit, std::memory_order_acq_rel);
   }
-  const SquareTileArgs args = SquareTileArgs::make(plan, kTile);
   launch_kernel(tile_transpose_kernel<T, kV, int32_t, kTile>, grid_for(args.order.total, sm_count), kThreads, smem, stream,
                 in, out, args);
+  return true;
 }
 
 template <typename T, int V>
@@ -150,8 +153,7 @@ void launch_transpose(const LayoutPlan& plan, const T* in, T* out, cudaStream_t 
   if (std::min(f.size_a, f.size_b) < kNarrowDim) return launch_narrow_or_flat<T>(plan, in, out, stream, sm_count);
   if (V == 1 && launch_window_tile<T>(plan, in, out, stream, sm_count)) return;
   if constexpr (sizeof(T) == 1 && V == 16) {
-    if (!plan.needs_64bit_index && wants_wide_byte_tiles(f.size_a, f.size_b))
-      return launch_wide_byte_tiles<T>(plan, in, out, stream, sm_count);
+    if (launch_wide_byte_tiles<T>(plan, in, out, stream, sm_count)) return;
   }
   const SquareTileArgs args = SquareTileArgs::make(plan, TileShape<sizeof(T)>::kTile);
   const unsigned int grid = grid_for(args.order.total, sm_count);

@@ -24,24 +24,42 @@ namespace torch_transpose {
 template <int E> struct TileShape { static constexpr int kTile = E <= 2 ? 128 : (E <= 8 ? 64 : 32); };
 template <int E> struct TilePad { static constexpr int kPad = E >= 4 ? 1 : 4 / E; };
 
-// 1-byte tiles with 16-byte vectors can be 256 x 256 instead (TORCH_TRANSPOSE_WIDE_BYTE_TILE=0
-// turns them off): each tile row is then 256 bytes, two lines, on both sides. The 128-byte rows
-// of 128 x 128 byte tiles were the one thing 1-byte tiles (0.91-0.93 of copy) did not share
-// with 2- and 4-byte tiles (256-byte rows, 0.95-0.97); more bytes in flight per SM and byte
-// permutes in the store phase had gained nothing (bench/NOTES.md).
+// 1-byte tiles with 16-byte vectors can be 256 x 256 instead: each tile row is then 256 bytes,
+// two lines, on both sides. The 128-byte rows of 128 x 128 byte tiles were the one thing 1-byte
+// tiles (0.91-0.93 of copy) did not share with 2- and 4-byte tiles (256-byte rows, 0.95-0.97);
+// more bytes in flight per SM and byte permutes in the store phase had gained nothing
+// (bench/NOTES.md). Measured on the H200 (A/B, one call): int8 16384^2 0.897 -> 0.936, but
+// int8 8192^2 0.915 -> 0.845. Only the 16384^2 case has many tiles per resident block (4096
+// tiles, 2 blocks per SM: 15 rounds; 8192^2: 4), so wide tiles are kept to plans with at
+// least 12 rounds; why fewer rounds lose is not known.
 constexpr int kWideByteTile = 256;
-inline bool wide_byte_tiles_enabled() {
-  static const bool enabled = !env_switched_off("TORCH_TRANSPOSE_WIDE_BYTE_TILE");
-  return enabled;
+constexpr int kWideByteTileBlocksPerSm = 2;  // __launch_bounds__ below, and 66.5 KB of shared memory each
+constexpr int kWideByteTileMinRounds = 12;
+
+// TORCH_TRANSPOSE_WIDE_BYTE_TILE: 0 = never, 1 = whenever the sizes allow (tests), unset = by
+// the rule above.
+inline int wide_byte_tile_mode() {
+  static const int mode = static_cast<int>(env_int_in_range("TORCH_TRANSPOSE_WIDE_BYTE_TILE", 0, 1, -1));
+  return mode;
 }
 
-// Whether a 1-byte vector plan takes wide tiles. 1-byte edge tiles are scalar, and a fast dim
-// of n elements leaves an edge strip of n % 256 with wide tiles but n % 128 with narrow ones: up
-// to 128 more scalar rows. Wide tiles therefore need each fast dim to be whole wide tiles or at
-// least 2048 long (the strip then adds at most 1/16 of the dim).
-inline bool wants_wide_byte_tiles(int64_t size_a, int64_t size_b) {
+// Whether a 1-byte vector plan with these fast dims and `tiles` wide tiles takes wide tiles.
+// 1-byte edge tiles are scalar, and a fast dim of n elements leaves an edge strip of n % 256
+// with wide tiles but n % 128 with narrow ones: up to 128 more scalar rows. Each fast dim must
+// therefore be whole wide tiles or at least 2048 long (the strip then adds at most 1/16).
+inline bool wide_byte_tiles_fit(int64_t size_a, int64_t size_b) {
   auto fits = [](int64_t n) { return n % kWideByteTile == 0 || n >= 8 * kWideByteTile; };
-  return wide_byte_tiles_enabled() && fits(size_a) && fits(size_b);
+  return fits(size_a) && fits(size_b);
+}
+
+inline bool wide_byte_tiles_pay_off(int64_t tiles, int sm_count) {
+  return tiles >= int64_t{kWideByteTileMinRounds} * kWideByteTileBlocksPerSm * sm_count;
+}
+
+inline bool wants_wide_byte_tiles(int64_t size_a, int64_t size_b, int64_t tiles, int sm_count) {
+  const int mode = wide_byte_tile_mode();
+  if (mode == 0 || !wide_byte_tiles_fit(size_a, size_b)) return false;
+  return mode == 1 || wide_byte_tiles_pay_off(tiles, sm_count);
 }
 
 // Shared memory of one tile (the scalar layout's padded rows; the vector layout needs less).
@@ -122,7 +140,7 @@ __device__ __forceinline__ void scalar_edge_tile(const T* __restrict__ src, T* _
 // kTile: TileShape's side, or kWideByteTile for 1-byte vector tiles. Tiles above 48 KB live in
 // dynamic shared memory (the launcher opts the kernel in).
 template <typename T, int V, typename Index, int kTile = TileShape<sizeof(T)>::kTile>
-__global__ void __launch_bounds__(kThreads, kTile == kWideByteTile ? 2 : 0)
+__global__ void __launch_bounds__(kThreads, kTile == kWideByteTile ? kWideByteTileBlocksPerSm : 0)
 tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const SquareTileArgs args) {
   constexpr int kPitch = kTile + TilePad<sizeof(T)>::kPad;  // scalar layout
   constexpr bool kDynamic = tile_smem_bytes<T, kTile>() > kStaticSmemBytes;

@@ -162,11 +162,15 @@ TEST(KernelsOnHost, SquareTilesInteriorAndEdges) {
   }
 }
 
-// 1-byte vector tiles of 256 x 256 (kWideByteTile): interior tiles, edge tiles on either dim
-// (2064 is a multiple of 16 but not of 256), batches and an offset output view.
+// 1-byte vector tiles of 256 x 256 (kWideByteTile): when they are chosen, and (with
+// TORCH_TRANSPOSE_WIDE_BYTE_TILE=1, as ctest's main run sets it; its fallback run checks the same
+// cases on 128 x 128 tiles) interior tiles, edge tiles on either dim (2064 is a multiple of 16
+// but not of 256), batches and an offset output view.
 TEST(KernelsOnHost, WideByteTiles) {
-  EXPECT_TRUE(torch_transpose::wants_wide_byte_tiles(512, 2064));
-  EXPECT_FALSE(torch_transpose::wants_wide_byte_tiles(272, 2064));  // 128-wide tiles leave less edge
+  EXPECT_TRUE(torch_transpose::wide_byte_tiles_fit(512, 2064));
+  EXPECT_FALSE(torch_transpose::wide_byte_tiles_fit(272, 2064));  // 128-wide tiles leave less edge
+  EXPECT_TRUE(torch_transpose::wide_byte_tiles_pay_off(64 * 64, 132));   // int8 16384^2 on the H200
+  EXPECT_FALSE(torch_transpose::wide_byte_tiles_pay_off(32 * 32, 132));  // int8 8192^2
   check_case(permute_case({512, 768}, {1, 0}, 1));
   check_case(permute_case({2064, 512}, {1, 0}, 1));
   check_case(permute_case({512, 2064}, {1, 0}, 1));
