@@ -94,18 +94,10 @@ void launch_narrow_or_flat(const LayoutPlan& plan, const T* in, T* out, cudaStre
   }
   const unsigned int grid = grid_for(ceil_div(args.total_tiles, kNarrowWarps), sm_count);
   const size_t smem = narrow_smem_bytes<T>(args);
-  auto launch = [&](auto deep) {
-    constexpr int kInFlight = decltype(deep)::value ? narrow_in_flight<T>() : 4;
-    if (dense_in) {
-      launch_kernel(narrow_transpose_kernel<T, true, kInFlight>, grid, kNarrowWarps * 32, smem, stream, in, out, args);
-    } else {
-      launch_kernel(narrow_transpose_kernel<T, false, kInFlight>, grid, kNarrowWarps * 32, smem, stream, in, out, args);
-    }
-  };
-  if (narrow_deep_enabled()) {
-    launch(std::true_type{});
+  if (dense_in) {
+    launch_kernel(narrow_transpose_kernel<T, true>, grid, kNarrowWarps * 32, smem, stream, in, out, args);
   } else {
-    launch(std::false_type{});
+    launch_kernel(narrow_transpose_kernel<T, false>, grid, kNarrowWarps * 32, smem, stream, in, out, args);
   }
 }
 

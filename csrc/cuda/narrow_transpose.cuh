@@ -19,15 +19,7 @@ namespace torch_transpose {
 
 constexpr int kNarrowMax = 16;   // widest narrow dim served: 4 warps x N x 528 bytes of shared memory stay under 48 KB
 constexpr int kNarrowWarps = 4;  // warps per block; N = 16 needs 4 x 8.4 KB of shared memory
-// 16-byte loads in flight per lane: 8 for 4-, 8- and 16-byte elements (58-72 registers), 4
-// for 1- and 2-byte ones, whose element-wise shared-memory scatter needs more registers (8 took
-// 1-byte kernels to 160-197 registers). TORCH_TRANSPOSE_NARROW_DEEP=0 holds every width to 4
-// (for A/B runs).
-template <typename T> constexpr int narrow_in_flight() { return sizeof(T) >= 4 ? 8 : 4; }
-inline bool narrow_deep_enabled() {
-  static const bool enabled = !env_switched_off("TORCH_TRANSPOSE_NARROW_DEEP");
-  return enabled;
-}
+constexpr int kNarrowInFlight = 4;  // 16-byte loads in flight per lane
 
 // TORCH_TRANSPOSE_NARROW_KERNEL=0 sends these layouts to the flat tile kernel instead (read
 // once; for A/B timing runs).
@@ -53,19 +45,19 @@ struct NarrowArgs {
 };
 
 // Lines side, global -> shared: lane l moves wide positions [l*V, l*V + V) of each line,
-// kInFlight lines at a time (all of them unrolled cost 110-255 registers: 2-byte and 1-byte
-// types spilled).
-template <typename T, int kInFlight>
+// kNarrowInFlight lines at a time (all of them unrolled cost 110-255 registers: 2-byte and
+// 1-byte types spilled).
+template <typename T>
 __device__ __forceinline__ void narrow_lines_load(const T* __restrict__ src, const NarrowArgs& args, int valid,
                                                   T* lines, int lane) {
   constexpr int V = NarrowShape<T>::kV, P = NarrowShape<T>::kPitch;
   using Chunk = Vec<T, V>;
   const bool whole = (lane + 1) * V <= valid;
   const int32_t stride = static_cast<int32_t>(args.line_stride);
-  for (int i0 = 0; i0 < args.n; i0 += kInFlight) {
-    Chunk v[kInFlight];
+  for (int i0 = 0; i0 < args.n; i0 += kNarrowInFlight) {
+    Chunk v[kNarrowInFlight];
 #pragma unroll
-    for (int u = 0; u < kInFlight; ++u) {
+    for (int u = 0; u < kNarrowInFlight; ++u) {
       const int i = i0 + u;
       if (i >= args.n) break;
       const T* line = src + i * stride + lane * V;
@@ -78,7 +70,7 @@ __device__ __forceinline__ void narrow_lines_load(const T* __restrict__ src, con
       }
     }
 #pragma unroll
-    for (int u = 0; u < kInFlight; ++u) {
+    for (int u = 0; u < kNarrowInFlight; ++u) {
       if (i0 + u >= args.n) break;
       *reinterpret_cast<Chunk*>(lines + (i0 + u) * P + lane * V) = v[u];
     }
@@ -106,18 +98,18 @@ __device__ __forceinline__ void narrow_lines_store(T* __restrict__ dst, const Na
 }
 
 // Dense side, global -> shared: the tile is valid * N consecutive elements; lane l moves
-// 16-byte chunks q * 32 + l, kInFlight at a time, and scatters each element (w, n) to line n,
-// position w.
-template <typename T, int kInFlight>
+// 16-byte chunks q * 32 + l, kNarrowInFlight at a time, and scatters each element (w, n) to
+// line n, position w.
+template <typename T>
 __device__ __forceinline__ void narrow_dense_load(const T* __restrict__ src, const NarrowArgs& args, int valid,
                                                   T* lines, int lane) {
   constexpr int V = NarrowShape<T>::kV, P = NarrowShape<T>::kPitch;
   using Chunk = Vec<T, V>;
   const int total = valid * args.n;
-  for (int q0 = 0; q0 < args.n; q0 += kInFlight) {
-    Chunk v[kInFlight];
+  for (int q0 = 0; q0 < args.n; q0 += kNarrowInFlight) {
+    Chunk v[kNarrowInFlight];
 #pragma unroll
-    for (int u = 0; u < kInFlight; ++u) {
+    for (int u = 0; u < kNarrowInFlight; ++u) {
       const int e0 = ((q0 + u) * 32 + lane) * V;
       if (e0 + V <= total) {
         v[u] = *reinterpret_cast<const Chunk*>(src + e0);
@@ -128,7 +120,7 @@ __device__ __forceinline__ void narrow_dense_load(const T* __restrict__ src, con
       }
     }
 #pragma unroll
-    for (int u = 0; u < kInFlight; ++u) {
+    for (int u = 0; u < kNarrowInFlight; ++u) {
       const int e0 = ((q0 + u) * 32 + lane) * V;
       if (e0 >= total) break;
       uint32_t w, n;
@@ -179,7 +171,7 @@ __device__ __forceinline__ void narrow_dense_store(T* __restrict__ dst, const Na
 // kDenseIn: the input is the dense side (4194304 x 16 -> 16 x 4194304, NHWC -> NCHW);
 // otherwise the output is (NCHW -> NHWC). Every thread of a block runs the same number of
 // loop trips, so the __syncwarp calls are uniform (the host emulation makes them block-wide).
-template <typename T, bool kDenseIn, int kInFlight>
+template <typename T, bool kDenseIn>
 __global__ void __launch_bounds__(kNarrowWarps * 32)
 narrow_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const NarrowArgs args) {
   constexpr int W = NarrowShape<T>::kWide;
@@ -201,9 +193,9 @@ narrow_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const Nar
       src = in + in_off + (kDenseIn ? w0 * args.n : w0);
       dst = out + out_off + (kDenseIn ? w0 : w0 * args.n);
       if (kDenseIn) {
-        narrow_dense_load<T, kInFlight>(src, args, valid, lines, lane);
+        narrow_dense_load(src, args, valid, lines, lane);
       } else {
-        narrow_lines_load<T, kInFlight>(src, args, valid, lines, lane);
+        narrow_lines_load(src, args, valid, lines, lane);
       }
     }
     __syncwarp();
