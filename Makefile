@@ -20,10 +20,9 @@ CMAKE_BUILD := build/cmake
 # Slow tests (huge tensors, several GB) run only when asked: make test PYTEST_ARGS="-m slow".
 PYTEST_ARGS ?= -m "not slow"
 CMAKE_ARGS ?=
-# Inductor (the AOTInductor tests and fixtures) compiles C++ with $$CXX. Tests use the system
-# g++ where there is one: on our GPU machine the default CXX (/opt/gcc/bin/g++) builds code
-# whose iostreams crash inside the torch process. TEST_CXX overrides.
-TEST_CXX ?= $(if $(wildcard /usr/bin/g++),/usr/bin/g++,$(CXX))
+# Inductor (the AOTInductor tests and fixtures) compiles C++ with $$CXX: scripts/test_cxx.sh
+# picks it (the system g++ where there is one; it says why). TEST_CXX overrides.
+TEST_CXX ?= $(shell bash scripts/test_cxx.sh)
 
 .PHONY: setup build test test-python test-cpp bench gpu-check sanitize clean
 

@@ -55,10 +55,14 @@ def host_us(fn, calls):
     return elapsed / calls * 1e6
 
 
-def gpu_us(fn, calls):
+def gpu_us(fn, calls, flush=None):
+    """Median GPU time of fn over `calls` calls queued behind a sleep kernel (the GPU never waits
+    for the host); `flush` runs before each call, untimed (scripts/l2_probe.py evicts the L2)."""
     hold_gpu()
     pairs = []
     for _ in range(calls):
+        if flush is not None:
+            flush()
         pair = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         pair[0].record()
         fn()

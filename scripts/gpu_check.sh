@@ -63,10 +63,8 @@ fi
 # Inductor's debug check of that pool, which fails under the tools (tests/conftest.py says why).
 # The racecheck of test_concurrency's threads hung when it was the first case of its shard
 # (2026-11-30); concurrency cases therefore run last in their shard.
-# Inductor (AOTInductor packages) compiles with $CXX. On our GPU machine the default CXX
-# (/opt/gcc/bin/g++) builds code whose iostreams crash (README, "Notes for the GPU machine"),
-# so tests use the system g++ when there is one; INDUCTOR_CXX overrides.
-test_cxx=${INDUCTOR_CXX:-$( [[ -x /usr/bin/g++ ]] && echo /usr/bin/g++ || echo "${CXX:-c++}" )}
+# Inductor (AOTInductor packages) compiles with $CXX: scripts/test_cxx.sh says which (and why).
+test_cxx=$(bash scripts/test_cxx.sh)
 shards=${SANITIZE_SHARDS:-${default_shards:-1}}
 [[ ${#sanitized_pytest[@]} -gt 0 ]] || shards=1
 shard_dir="$OUT/shards"

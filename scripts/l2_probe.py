@@ -13,7 +13,6 @@ sleep kernel, so the GPU never waits for the host; CUDA events per call) and col
 
     python3 scripts/l2_probe.py ["fp32 NCHW->NHWC 32x3x224x224"] [rounds]
 """
-import statistics
 import sys
 import time
 
@@ -21,6 +20,7 @@ import torch
 
 sys.path.insert(0, ".")
 from bench import cases as case_defs  # noqa: E402
+from bench import host_overhead  # noqa: E402
 from bench import impls as impl_defs  # noqa: E402
 
 REPS = 200
@@ -36,19 +36,7 @@ def wall_ms(fn):
 
 
 def gpu_ms(fn, flush=None):
-    torch.cuda.synchronize()
-    torch.cuda._sleep(100_000_000)  # ~50 ms: every call below is queued before the GPU gets to it
-    events = []
-    for _ in range(REPS):
-        if flush is not None:
-            flush()
-        pair = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        pair[0].record()
-        fn()
-        pair[1].record()
-        events.append(pair)
-    torch.cuda.synchronize()
-    return statistics.median(a.elapsed_time(b) for a, b in events)
+    return host_overhead.gpu_us(fn, REPS, flush) / 1e3
 
 
 def main(argv):

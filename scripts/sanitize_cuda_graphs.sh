@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/gpu-check}
 mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1 PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" TORCHINDUCTOR_COMPILE_THREADS=1
-cxx=$( [[ -x /usr/bin/g++ ]] && echo /usr/bin/g++ || echo "${CXX:-c++}" )
+cxx=$(bash scripts/test_cxx.sh)
 raw=tests/test_transpose.py::test_captured_in_a_cuda_graph_and_replayed_with_new_data
 trees=tests/test_integration.py::test_cuda_graphs_reduce_overhead_on_a_side_stream
 # pytest in-process with Inductor's slow-path asserts and allocation history on or off.

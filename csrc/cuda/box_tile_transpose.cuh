@@ -205,11 +205,7 @@ inline int side_vector_elems(const SideDims& s, const LayoutPlan& chunked, const
     if (s.stride[k] != contiguous) ok = ok && s.stride[k] % full == 0;
     contiguous *= s.extent[k];
   }
-  for (int d = 0; d < chunked.rank; ++d) {
-    if (d == chunked.in_fast_dim || d == chunked.out_fast_dim) continue;
-    ok = ok && chunked_strides[d] % full == 0;
-  }
-  return ok ? full : 1;
+  return ok && chunked.batch_strides_multiple_of(chunked_strides, full) ? full : 1;
 }
 
 inline BoxSide make_side(const SideDims& s, const int64_t smem_stride_of_dim[], int vector_elems, int64_t tile_elems) {

@@ -138,8 +138,11 @@ bool launch_wide_byte_tiles(const LayoutPlan& plan, const T* in, T* out, cudaStr
   int device = 0;
   cudaGetDevice(&device);
   const uint64_t bit = uint64_t{1} << (device & 63);
-  if (!(opted_in_devices.load(std::memory_order_acquire) & bit)) {
-    cudaFuncSetAttribute(tile_transpose_kernel<T, kV, int32_t, kTile>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+  // A failure stays recorded for the cudaGetLastError of run_layout_plan_cuda, and the launch
+  // below then fails too; the device is marked only once the attribute is set.
+  if (!(opted_in_devices.load(std::memory_order_acquire) & bit) &&
+      cudaFuncSetAttribute(tile_transpose_kernel<T, kV, int32_t, kTile>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                           smem) == cudaSuccess) {
     opted_in_devices.fetch_or(bit, std::memory_order_acq_rel);
   }
   launch_kernel(tile_transpose_kernel<T, kV, int32_t, kTile>, grid_for(args.order.total, sm_count), kThreads, smem, stream,

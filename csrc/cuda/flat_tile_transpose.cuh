@@ -215,15 +215,13 @@ namespace flat_tile_detail {
 // The widest vector (in elements, at most 16 bytes) one side can use: unit stride on its fast
 // dim, and every run start aligned: the base address, each batch stride, the step between
 // tiles and (in line mode) the step between lines.
-inline int side_vector_elems(const LayoutPlan& plan, const int64_t* strides, uintptr_t address, int fast,
-                             int other, int64_t fast_tile_step, int64_t other_tile_step, int64_t s_inner,
-                             int64_t s_outer, bool dense) {
+inline int side_vector_elems(const LayoutPlan& plan, const int64_t* strides, uintptr_t address,
+                             int64_t fast_tile_step, int64_t other_tile_step, int64_t s_inner, int64_t s_outer,
+                             bool dense) {
   if (s_inner != 1) return 1;
   for (int v = 16 / plan.element_bytes; v > 1; v /= 2) {
-    bool ok = address % (static_cast<uintptr_t>(v) * plan.element_bytes) == 0 && fast_tile_step % v == 0 &&
-              other_tile_step % v == 0 && (dense || s_outer % v == 0);
-    for (int d = 0; d < plan.rank; ++d)
-      if (d != fast && d != other && strides[d] % v != 0) ok = false;
+    const bool ok = address % (static_cast<uintptr_t>(v) * plan.element_bytes) == 0 && fast_tile_step % v == 0 &&
+                    other_tile_step % v == 0 && (dense || s_outer % v == 0) && plan.batch_strides_multiple_of(strides, v);
     if (ok) return v;
   }
   return 1;
@@ -261,7 +259,6 @@ inline FlatSide make_side(int64_t s_inner, int64_t s_outer, int inner_len, int o
 inline FlatTileArgs make_flat_tile_args(const LayoutPlan& plan, uintptr_t in_address, uintptr_t out_address,
                                         int& load_vector_elems, int& store_vector_elems) {
   using namespace flat_tile_detail;
-  const int a = plan.in_fast_dim, b = plan.out_fast_dim;
   FlatTileArgs args;
   static_cast<FastDims&>(args) = FastDims::from_plan(plan);
   const int64_t capacity = flat_tile_bytes() / plan.element_bytes;
@@ -289,11 +286,11 @@ inline FlatTileArgs make_flat_tile_args(const LayoutPlan& plan, uintptr_t in_add
   // Steps between tiles along a and b, in elements of each side (0 when there is one tile).
   const int64_t step_a = args.tiles_a > 1 ? args.tile_a : 0, step_b = args.tiles_b > 1 ? args.tile_b : 0;
   const bool load_dense = is_dense(args.in_sa, args.in_sb, args.tile_a, args.size_a);
-  load_vector_elems = plan.needs_64bit_index ? 1 : widest(side_vector_elems(plan, plan.in_strides, in_address, a, b,
+  load_vector_elems = plan.needs_64bit_index ? 1 : widest(side_vector_elems(plan, plan.in_strides, in_address,
                                                                                step_a * args.in_sa, step_b * args.in_sb,
                                                                                args.in_sa, args.in_sb, load_dense));
   const bool store_dense = is_dense(args.out_sb, args.out_sa, args.tile_b, args.size_b);
-  store_vector_elems = plan.needs_64bit_index ? 1 : widest(side_vector_elems(plan, plan.out_strides, out_address, b, a,
+  store_vector_elems = plan.needs_64bit_index ? 1 : widest(side_vector_elems(plan, plan.out_strides, out_address,
                                                                                 step_b * args.out_sb, step_a * args.out_sa,
                                                                                 args.out_sb, args.out_sa, store_dense));
   args.load = make_side(args.in_sa, args.in_sb, args.tile_a, args.tile_b, args.size_a, args.group, load_vector_elems);

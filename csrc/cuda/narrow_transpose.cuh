@@ -226,14 +226,14 @@ inline bool make_narrow_args(const LayoutPlan& plan, uintptr_t in_address, uintp
                                   : (f.out_sb == 1 && f.out_sa == n && f.in_sa == 1);
   const int64_t line_stride = dense_in ? f.out_sa : f.in_sb;
   if (!layout_ok || line_stride % v != 0 || in_address % 16 != 0 || out_address % 16 != 0) return false;
-  for (int d = 0; d < plan.rank; ++d) {
-    if (d == plan.in_fast_dim || d == plan.out_fast_dim) continue;
-    if (plan.in_strides[d] % v != 0 || plan.out_strides[d] % v != 0) return false;
-  }
+  if (!plan.batch_strides_multiple_of(plan.in_strides, v) || !plan.batch_strides_multiple_of(plan.out_strides, v))
+    return false;
+  if (wide * n >= (int64_t{1} << 31)) return false;
+  // The indexer's divisors cost a few hundred host instructions: built only once nothing else refuses.
   args.batch = DeviceBatchIndexer::from_plan(plan);
   const int64_t tiles_per_item = ceil_div(wide, 32 * v);
   const int64_t total = args.batch.count() * tiles_per_item;
-  if (!args.batch.fits_32 || total >= (int64_t{1} << 31) || wide * n >= (int64_t{1} << 31)) return false;
+  if (!args.batch.fits_32 || total >= (int64_t{1} << 31)) return false;
   args.n = static_cast<int>(n);
   args.wide = wide;
   args.line_stride = line_stride;

@@ -138,7 +138,9 @@ __device__ __forceinline__ void scalar_edge_tile(const T* __restrict__ src, T* _
 }
 
 // kTile: TileShape's side, or kWideByteTile for 1-byte vector tiles. Tiles above 48 KB live in
-// dynamic shared memory (the launcher opts the kernel in).
+// dynamic shared memory (the launcher opts the kernel in). A minimum of 0 blocks per SM leaves
+// ptxas its own register choice; an explicit 1 let it take 98-254 registers (int8 fell from 0.91
+// to 0.75 of copy, bench/NOTES.md v9).
 template <typename T, int V, typename Index, int kTile = TileShape<sizeof(T)>::kTile>
 __global__ void __launch_bounds__(kThreads, kTile == kWideByteTile ? kWideByteTileBlocksPerSm : 0)
 tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const SquareTileArgs args) {

@@ -72,6 +72,13 @@ std::vector<int> LayoutPlan::batch_dims() const {
   return dims;
 }
 
+bool LayoutPlan::batch_strides_multiple_of(const int64_t* strides, int64_t v) const {
+  for (int d = 0; d < rank; ++d) {
+    if (d != in_fast_dim && d != out_fast_dim && strides[d] % v != 0) return false;
+  }
+  return true;
+}
+
 int choose_vector_elems(const LayoutPlan& plan, uintptr_t in_address, uintptr_t out_address) {
   if (plan.kind == PlanKind::Empty) return 1;
   const int a = plan.in_fast_dim, b = plan.out_fast_dim;
@@ -80,11 +87,11 @@ int choose_vector_elems(const LayoutPlan& plan, uintptr_t in_address, uintptr_t 
   for (int v = 16 / plan.element_bytes; v > 1; v /= 2) {
     const uintptr_t align_bytes = static_cast<uintptr_t>(v) * plan.element_bytes;
     if (in_address % align_bytes != 0 || out_address % align_bytes != 0) continue;
-    bool strides_aligned = true;
-    for (int d = 0; d < plan.rank; ++d) {
-      if (d != a && plan.in_strides[d] % v != 0) strides_aligned = false;
-      if (d != b && plan.out_strides[d] % v != 0) strides_aligned = false;
-    }
+    // Each side's every stride but its own fast dim's: the batch strides, and for a transpose
+    // the step between the rows of its tile (the input's along b, the output's along a).
+    const bool strides_aligned = plan.batch_strides_multiple_of(plan.in_strides, v) &&
+                                 plan.batch_strides_multiple_of(plan.out_strides, v) &&
+                                 (a == b || (plan.in_strides[b] % v == 0 && plan.out_strides[a] % v == 0));
     // A fast dim shorter than one vector would only ever take the scalar edge path.
     if (strides_aligned && plan.sizes[a] >= v && plan.sizes[b] >= v) return v;
   }

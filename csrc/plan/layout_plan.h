@@ -60,6 +60,11 @@ struct LayoutPlan {
   int batch_rank() const;
   std::vector<int> batch_dims() const;
 
+  // Whether every batch dim's stride in `strides` (this plan's in_strides or out_strides, or a
+  // kernel's variant of them) is a multiple of v elements: with an aligned base, every batch
+  // item then starts on a v-element boundary. Every vector width check needs this.
+  bool batch_strides_multiple_of(const int64_t* strides, int64_t v) const;
+
   // A one-line human description, e.g.
   // "transpose: sizes=[64, 4096, 4096] in_strides=[..] out_strides=[..] in_fast=1 out_fast=2 vec=4 idx=32"
   std::string explain() const;
