@@ -76,18 +76,31 @@ def test_subclasses_see_the_call_through_torch_function(device, name, call, refe
     assert_bits_equal(got.as_subclass(torch.Tensor), reference(x))
 
 
+class _Recording:
+    """Records every op call a mode sees, then runs it."""
+
+    def __init__(self):
+        super().__init__()
+        self.seen = []
+
+    def _record(self, func, args, kwargs):
+        self.seen.append(func)
+        return func(*args, **(kwargs or {}))
+
+
+class FunctionRecorder(_Recording, TorchFunctionMode):
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        return self._record(func, args, kwargs)
+
+
+class DispatchRecorder(_Recording, TorchDispatchMode):
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        return self._record(func, args, kwargs)
+
+
 def test_torch_function_modes_see_the_call(device):
-    class Recorder(TorchFunctionMode):
-        def __init__(self):
-            super().__init__()
-            self.seen = []
-
-        def __torch_function__(self, func, types, args=(), kwargs=None):
-            self.seen.append(func)
-            return func(*args, **(kwargs or {}))
-
     x = _input(device)
-    with Recorder() as mode:
+    with FunctionRecorder() as mode:
         for _, call, _, _ in CALLS:
             call(x)
     assert {ops.transpose.default, ops.permute.default, ops.to_memory_format.default} <= set(mode.seen)
@@ -96,17 +109,8 @@ def test_torch_function_modes_see_the_call(device):
 def test_dispatch_modes_see_the_unboxed_call(device):
     # The unboxed route still runs the dispatcher, so its Python key reaches dispatch modes
     # (FakeTensorMode, make_fx and export are built on them).
-    class Recorder(TorchDispatchMode):
-        def __init__(self):
-            super().__init__()
-            self.seen = []
-
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            self.seen.append(func)
-            return func(*args, **(kwargs or {}))
-
     x = _input(device)
-    with Recorder() as mode:
+    with DispatchRecorder() as mode:
         results = [call(x) for _, call, _, _ in CALLS]
     assert {ops.transpose.default, ops.permute.default, ops.to_memory_format.default} <= set(mode.seen)
     for got, (_, _, reference, _) in zip(results, CALLS):

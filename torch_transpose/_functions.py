@@ -48,13 +48,12 @@ def transpose(input: torch.Tensor, dim0: int = -2, dim1: int = -1, *, out: Optio
     needs_grad = _needs_grad(input)
     # operator.index gives Python's TypeError for non-integers, as Tensor.transpose does.
     dim0, dim1 = operator.index(dim0), operator.index(dim1)
-    direct = _direct(input, out)
     if out is not None:
-        (_C.transpose_out_direct if direct else _ops.transpose_out.default)(input, dim0, dim1, out)
+        (_C.transpose_out_direct if _direct(input, out) else _ops.transpose_out.default)(input, dim0, dim1, out)
         return out
     if needs_grad:
         return TransposeFunction.apply(input, dim0, dim1)
-    return (_C.transpose_direct if direct else _ops.transpose.default)(input, dim0, dim1)
+    return (_C.transpose_direct if _direct(input) else _ops.transpose.default)(input, dim0, dim1)
 
 
 def permute(input: torch.Tensor, dims: Sequence[int], *, out: Optional[torch.Tensor] = None) -> torch.Tensor:
@@ -69,13 +68,12 @@ def permute(input: torch.Tensor, dims: Sequence[int], *, out: Optional[torch.Ten
     _check_tensor("permute", "out", out, optional=True)
     needs_grad = _needs_grad(input)
     dims = list(map(operator.index, dims))
-    direct = _direct(input, out)
     if out is not None:
-        (_C.permute_out_direct if direct else _ops.permute_out.default)(input, dims, out)
+        (_C.permute_out_direct if _direct(input, out) else _ops.permute_out.default)(input, dims, out)
         return out
     if needs_grad:
         return PermuteFunction.apply(input, dims)
-    return (_C.permute_direct if direct else _ops.permute.default)(input, dims)
+    return (_C.permute_direct if _direct(input) else _ops.permute.default)(input, dims)
 
 
 def to_memory_format(input: torch.Tensor, memory_format: torch.memory_format) -> torch.Tensor:

@@ -131,8 +131,10 @@ bool launch_window_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_
 template <typename T>
 bool launch_wide_byte_tiles(const LayoutPlan& plan, const T* in, T* out, cudaStream_t stream, int sm_count) {
   constexpr int kTile = kWideByteTile, kV = 16 / sizeof(T);
+  const FastDims f = FastDims::from_plan(plan);
+  if (plan.needs_64bit_index || !wants_wide_byte_tiles(f.size_a, f.size_b, wide_byte_tile_count(plan), sm_count))
+    return false;
   const SquareTileArgs args = SquareTileArgs::make(plan, kTile);
-  if (plan.needs_64bit_index || !wants_wide_byte_tiles(args.size_a, args.size_b, args.order.total, sm_count)) return false;
   constexpr int smem = tile_smem_bytes<T, kTile>();
   static std::atomic<uint64_t> opted_in_devices{0};  // bit d: device d allows `smem`
   int device = 0;

@@ -171,6 +171,11 @@ TEST(KernelsOnHost, WideByteTiles) {
   EXPECT_FALSE(torch_transpose::wide_byte_tiles_fit(272, 2064));  // 128-wide tiles leave less edge
   EXPECT_TRUE(torch_transpose::wide_byte_tiles_pay_off(64 * 64, 132));   // int8 16384^2 on the H200
   EXPECT_FALSE(torch_transpose::wide_byte_tiles_pay_off(32 * 32, 132));  // int8 8192^2
+  for (const Case& c : {permute_case({2, 256, 512}, {0, 2, 1}, 1), permute_case({3, 2064, 5, 700}, {2, 3, 0, 1}, 1)}) {
+    const LayoutPlan plan = plan_of(c, 0, 0);
+    EXPECT_EQ(torch_transpose::wide_byte_tile_count(plan),
+              torch_transpose::SquareTileArgs::make(plan, torch_transpose::kWideByteTile).order.total) << c.name;
+  }
   check_case(permute_case({512, 768}, {1, 0}, 1));
   check_case(permute_case({2064, 512}, {1, 0}, 1));
   check_case(permute_case({512, 2064}, {1, 0}, 1));
