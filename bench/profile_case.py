@@ -1,7 +1,11 @@
-"""Runs our op on one suite case a few times, for a profiler to attach to (ncu, nsys).
+"""Runs one implementation on one suite case a few times, for a profiler to attach to (ncu, nsys).
 
-    ncu --clock-control none -k regex:flat_tile --launch-skip 2 --launch-count 1 \\
-        python3 -m bench.profile_case "fp32 4194304x16"
+    ncu --clock-control none --profile-from-start off -k regex:narrow --launch-count 1 \\
+        python3 -m bench.profile_case "fp32 4194304x16" [calls] [impl]
+
+impl is one of bench.impls.IMPLS (default torch_transpose); triton is the reference kernel.
+Two warm-up calls (Triton's autotuning, our first-call set-up) run before cudaProfilerStart, so
+with --profile-from-start off the profiler sees only the timed calls.
 """
 import sys
 
@@ -17,12 +21,18 @@ def main(argv):
     if not matches:
         raise SystemExit(f"no suite case named {name!r}")
     case = matches[0]
+    impl = argv[2] if len(argv) > 2 else "torch_transpose"
     x = case.make_input("cuda")
-    fn = impl_defs.IMPLS["torch_transpose"](case, x)
+    fn = impl_defs.IMPLS[impl](case, x)
+    for _ in range(2):
+        fn()
+    torch.cuda.synchronize()
+    torch.cuda.cudart().cudaProfilerStart()
     for _ in range(int(argv[1]) if len(argv) > 1 else 4):
         fn()
     torch.cuda.synchronize()
-    print(f"ran {case.name}")
+    torch.cuda.cudart().cudaProfilerStop()
+    print(f"ran {case.name} with {impl}")
 
 
 if __name__ == "__main__":
