@@ -62,6 +62,22 @@ def test_attention_and_channels_last_layouts(device):
     assert_bits_equal(tt.permute(nhwc, (0, 3, 1, 2)), reference(nhwc, (0, 3, 1, 2)))
 
 
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.bfloat16, torch.float32, torch.complex128], ids=str)
+def test_row_copies_whose_groups_step_through_one_dim(device, dtype):
+    # Copies of short rows whose last batch dim splits into whole groups of rows: each thread
+    # locates its group once and steps through that dim (row_copy.cuh). Into a fresh tensor and
+    # into a guarded view of a larger buffer.
+    for shape, dims in [((2, 512, 3, 32), (0, 2, 1, 3)), ((512, 8, 32), (1, 0, 2))]:
+        x = random_bits(shape, dtype, device)
+        expected = reference(x, dims)
+        assert_bits_equal(tt.permute(x, dims), expected)
+        buf = poisoned(tuple(s + 2 for s in expected.shape), dtype, device)
+        view = buf[tuple(slice(1, 1 + s) for s in expected.shape)]
+        before = buf.clone()
+        tt.permute(x, dims, out=view)
+        assert_only_view_written(buf, view, expected, before)
+
+
 @pytest.mark.parametrize("memory_format,shape", [
     (torch.channels_last, (2, 3, 9, 11)),
     (torch.channels_last, (4, 64, 5, 1)),

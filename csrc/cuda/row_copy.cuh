@@ -5,6 +5,7 @@
 //   power-of-two group of lanes per row, so no lane idles for want of row length.
 #pragma once
 
+#include "../env_switch.h"
 #include "cuda_common.cuh"
 
 namespace torch_transpose {
@@ -17,6 +18,11 @@ struct CopyArgs {
   int64_t rows, chunks_per_row, total_chunks;
   int lanes_log2;        // short rows: 2^lanes_log2 lanes per row
   int64_t total_groups;  // short rows: passes of kRowsInFlight x (threads / lanes) rows
+  // Short rows: every group's rows lie in one run of the last batch dim (its size is a multiple
+  // of the group's row count), so each thread locates the group's first row once and steps by
+  // that dim's strides (inner_in_sb, inner_out_sb) instead of dividing for each of its rows.
+  bool groups_in_one_run = false;
+  int64_t inner_in_sb = 0, inner_out_sb = 0;
   DeviceBatchIndexer batch;
 };
 
@@ -46,6 +52,13 @@ row_chunk_copy_kernel(const T* __restrict__ in, T* __restrict__ out, const CopyA
   }
 }
 
+// TORCH_TRANSPOSE_ROW_RUNS=0 locates every row by division (read once; for A/B timing runs and
+// tests of that path).
+inline bool row_runs_enabled() {
+  static const bool enabled = !env_switched_off("TORCH_TRANSPOSE_ROW_RUNS");
+  return enabled;
+}
+
 // Rows in flight per thread. 8 raised registers from 64 to 104 (16-byte vectors) and dropped
 // BSHD->BHSD from 0.95 to 0.71 of copy on the H200 (2026-11-29): occupancy beat depth here.
 constexpr int kRowsInFlight = 4;
@@ -67,12 +80,21 @@ row_group_copy_kernel(const T* __restrict__ in, T* __restrict__ out, const CopyA
     T* dst[kRowsInFlight];
     bool row_ok[kRowsInFlight];
     Vec<T, V> v[kRowsInFlight];
+    int64_t first_in = 0, first_out = 0;  // groups_in_one_run: the group's first row
+    if (args.groups_in_one_run) args.batch.offsets(g * kRowsInFlight * rows_per_pass, first_in, first_out);
 #pragma unroll
     for (int u = 0; u < kRowsInFlight; ++u) {
       const int64_t row = (g * kRowsInFlight + u) * rows_per_pass + row_in_pass;
-      row_ok[u] = row < args.rows;
       int64_t in_off = 0, out_off = 0;
-      if (row_ok[u]) args.batch.offsets(row, in_off, out_off);
+      if (args.groups_in_one_run) {
+        row_ok[u] = true;
+        const int64_t step = u * rows_per_pass + row_in_pass;
+        in_off = first_in + step * args.inner_in_sb;
+        out_off = first_out + step * args.inner_out_sb;
+      } else {
+        row_ok[u] = row < args.rows;
+        if (row_ok[u]) args.batch.offsets(row, in_off, out_off);
+      }
       src[u] = in + in_off;
       dst[u] = out + out_off;
       if (row_ok[u] && lane < vectors) v[u] = *reinterpret_cast<const Vec<T, V>*>(src[u] + lane * in_step);
