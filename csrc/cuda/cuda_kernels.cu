@@ -185,17 +185,20 @@ void launch_copy(const LayoutPlan& plan, const T* in, T* out, cudaStream_t strea
     args.lanes_log2 = lanes_log2;
     const int64_t rows_per_group = int64_t{kRowsInFlight} * (kThreads >> lanes_log2);
     args.total_groups = ceil_div(args.rows, rows_per_group);
-    const BatchIndexer& batch = args.batch.plain;
-    if (row_runs_enabled() && batch.rank > 0 && batch.sizes[batch.rank - 1] % rows_per_group == 0) {
-      args.groups_in_one_run = true;
-      args.inner_in_sb = batch.in_strides[batch.rank - 1];
-      args.inner_out_sb = batch.out_strides[batch.rank - 1];
-    }
     const unsigned int grid = grid_for(args.total_groups, sm_count);
+    const BatchIndexer& batch = args.batch.plain;
     if (plan.needs_64bit_index) {
-      launch_kernel(row_group_copy_kernel<T, 1, int64_t>, grid, kThreads, 0, stream, in, out, args);
+      launch_kernel(row_group_copy_kernel<T, 1, int64_t, CopyArgs>, grid, kThreads, 0, stream, in, out, args);
+    } else if (row_runs_enabled() && batch.rank > 0 && batch.sizes[batch.rank - 1] % rows_per_group == 0) {
+      CopyRunArgs runs;
+      static_cast<CopyShape&>(runs) = args;
+      runs.groups_in_one_run = true;
+      runs.inner_in_sb = batch.in_strides[batch.rank - 1];
+      runs.inner_out_sb = batch.out_strides[batch.rank - 1];
+      runs.batch = args.batch;
+      launch_kernel(row_group_copy_kernel<T, V, int32_t, CopyRunArgs>, grid, kThreads, 0, stream, in, out, runs);
     } else {
-      launch_kernel(row_group_copy_kernel<T, V, int32_t>, grid, kThreads, 0, stream, in, out, args);
+      launch_kernel(row_group_copy_kernel<T, V, int32_t, CopyArgs>, grid, kThreads, 0, stream, in, out, args);
     }
     return;
   }

@@ -5,6 +5,8 @@
 //   power-of-two group of lanes per row, so no lane idles for want of row length.
 #pragma once
 
+#include <type_traits>
+
 #include "../env_switch.h"
 #include "cuda_common.cuh"
 
@@ -12,15 +14,22 @@ namespace torch_transpose {
 
 constexpr int kCopyUnroll = 8;  // 8 x 16-byte loads in flight per thread (4 reached 0.94 of copy)
 
-struct CopyArgs {
+// What every row copy needs; the two argument structs below add the batch indexer after it.
+struct CopyShape {
   int64_t n;  // row length
   int64_t in_sb, out_sb;
   int64_t rows, chunks_per_row, total_chunks;
   int lanes_log2;        // short rows: 2^lanes_log2 lanes per row
   int64_t total_groups;  // short rows: passes of kRowsInFlight x (threads / lanes) rows
-  // Short rows: every group's rows lie in one run of the last batch dim (its size is a multiple
-  // of the group's row count), so each thread locates the group's first row once and steps by
-  // that dim's strides (inner_in_sb, inner_out_sb) instead of dividing for each of its rows.
+};
+
+struct CopyArgs : CopyShape {
+  DeviceBatchIndexer batch;
+};
+
+// Short rows whose groups each lie in one run of the last batch dim (row_group_copy_kernel says
+// when): that dim's strides, and a flag the launcher always sets (why: the kernel's comment).
+struct CopyRunArgs : CopyShape {
   bool groups_in_one_run = false;
   int64_t inner_in_sb = 0, inner_out_sb = 0;
   DeviceBatchIndexer batch;
@@ -65,9 +74,22 @@ constexpr int kRowsInFlight = 4;
 
 // Each lane owns at most one V-vector of a row (lanes >= vectors per row by construction) and
 // handles kRowsInFlight rows at once, so several loads are in flight per thread.
-template <typename T, int V, typename Index>
+//
+// Row runs (Args = CopyRunArgs): when the last batch dim's size is a multiple of a group's rows
+// (kRowsInFlight passes of threads / lanes rows), every group lies in one run of that dim and is
+// whole, so a thread locates the group's first row once and steps by that dim's strides. The
+// batch indexer otherwise costs a magic-number division per batch dim and row, for one 16-byte
+// access per row. H200, 2026-11-30, same-call A/Bs (bench/NOTES.md v10): BSHD->BHSD 0.95 -> 0.98
+// of copy, (1, 0, 2) on 1024x1024x64 0.94 -> 0.95.
+// Both paths stay in the run kernel behind the run-time flag, although the launcher sets it
+// whenever it picks that kernel: compiled as their own instantiation, without the dividing
+// path (fewer registers: bf16 47 instead of 70), the runs ran BSHD at 0.88. Compiled apart
+// from the runs (Args = CopyArgs), the dividing path keeps its own registers: behind the flag
+// it took 70 instead of 64 for bf16, and BSHD fell to 0.92 on it.
+template <typename T, int V, typename Index, typename Args>
 __global__ void __launch_bounds__(kThreads)
-row_group_copy_kernel(const T* __restrict__ in, T* __restrict__ out, const CopyArgs args) {
+row_group_copy_kernel(const T* __restrict__ in, T* __restrict__ out, const Args args) {
+  constexpr bool kRuns = std::is_same_v<Args, CopyRunArgs>;
   const int lanes = 1 << args.lanes_log2;
   const int lane = threadIdx.x & (lanes - 1);
   const int64_t rows_per_pass = kThreads >> args.lanes_log2;
@@ -80,18 +102,25 @@ row_group_copy_kernel(const T* __restrict__ in, T* __restrict__ out, const CopyA
     T* dst[kRowsInFlight];
     bool row_ok[kRowsInFlight];
     Vec<T, V> v[kRowsInFlight];
-    int64_t first_in = 0, first_out = 0;  // groups_in_one_run: the group's first row
-    if (args.groups_in_one_run) args.batch.offsets(g * kRowsInFlight * rows_per_pass, first_in, first_out);
+    int64_t first_in = 0, first_out = 0;  // runs: the group's first row
+    if constexpr (kRuns) {
+      if (args.groups_in_one_run) args.batch.offsets(g * kRowsInFlight * rows_per_pass, first_in, first_out);
+    }
 #pragma unroll
     for (int u = 0; u < kRowsInFlight; ++u) {
       const int64_t row = (g * kRowsInFlight + u) * rows_per_pass + row_in_pass;
       int64_t in_off = 0, out_off = 0;
-      if (args.groups_in_one_run) {
-        row_ok[u] = true;
-        const int64_t step = u * rows_per_pass + row_in_pass;
-        in_off = first_in + step * args.inner_in_sb;
-        out_off = first_out + step * args.inner_out_sb;
-      } else {
+      bool stepped = false;
+      if constexpr (kRuns) {
+        if (args.groups_in_one_run) {
+          row_ok[u] = true;
+          const int64_t step = u * rows_per_pass + row_in_pass;
+          in_off = first_in + step * args.inner_in_sb;
+          out_off = first_out + step * args.inner_out_sb;
+          stepped = true;
+        }
+      }
+      if (!stepped) {
         row_ok[u] = row < args.rows;
         if (row_ok[u]) args.batch.offsets(row, in_off, out_off);
       }
