@@ -83,7 +83,8 @@ constexpr int kRowsInFlight = 4;
 // of copy, (1, 0, 2) on 1024x1024x64 0.94 -> 0.95.
 // Both paths stay in the run kernel behind the run-time flag, although the launcher sets it
 // whenever it picks that kernel: compiled as their own instantiation, without the dividing
-// path (fewer registers: bf16 47 instead of 70), the runs ran BSHD at 0.88. Compiled apart
+// path (fewer registers: bf16 47 instead of 70), the runs ran BSHD at 0.88, and the SASS showed
+// why: 3 loads, their stores, then the 4th load (here all 4 loads come first). Compiled apart
 // from the runs (Args = CopyArgs), the dividing path keeps its own registers: behind the flag
 // it took 70 instead of 64 for bf16, and BSHD fell to 0.92 on it.
 template <typename T, int V, typename Index, typename Args>
