@@ -383,6 +383,7 @@ TEST(KernelsOnHost, CopiesShortAndLongRows) {
   for (int e : kWidths) {
     check_case(permute_case({4, 50, 3, 128}, {0, 2, 1, 3}, e));  // BSHD -> BHSD: short rows
     check_case(permute_case({3, 5000}, {0, 1}, e, {5003, 1}));   // long rows
+    check_case(permute_case({3, 5000}, {0, 1}, e));              // one dense run: the driver's copy
     check_case(permute_case({7, 33}, {0, 1}, e, {40, 1}, 1));
     // The last batch dim a multiple of each group's rows: groups step through it (row_copy.cuh).
     check_case(permute_case({2, 512, 3, 32}, {0, 2, 1, 3}, e));
