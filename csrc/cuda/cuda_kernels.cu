@@ -5,7 +5,8 @@
 //                    lines), box_tile_transpose (both fast dims whole in a tile with a chunk of
 //                    a batch dim), flat_tile_transpose (any other fast dim under 32 elements) or
 //                    tile_transpose (window_tile_transpose when rows cannot take 16-byte
-//                    vectors on both sides but the output's fast dim has unit stride)
+//                    vectors on both sides but the output's fast dim has unit stride; tiles
+//                    of half the side when a problem has fewer tiles than SMs)
 // Kernels are templated on element width, vector width V (from the plan's alignment analysis)
 // and index width (32-bit unless an in-tile offset could overflow it; then V = 1).
 #include <algorithm>
@@ -176,6 +177,15 @@ void launch_transpose(const LayoutPlan& plan, const T* in, T* out, cudaStream_t 
     if (launch_wide_byte_tiles<T>(plan, in, out, stream, sm_count)) return;
   }
   const SquareTileArgs args = SquareTileArgs::make(plan, TileShape<sizeof(T)>::kTile);
+  if constexpr (V > 1 && V == kFullVector<T>) {
+    if (!plan.needs_64bit_index && wants_small_tiles(args.order.total, sm_count)) {
+      constexpr int kSmall = SmallTileShape<sizeof(T)>::kTile;
+      const SquareTileArgs small = SquareTileArgs::make(plan, kSmall);
+      launch_kernel(tile_transpose_kernel<T, V, int32_t, kSmall>, grid_for(small.order.total, sm_count), kThreads, 0,
+                    stream, in, out, small);
+      return;
+    }
+  }
   const unsigned int grid = grid_for(args.order.total, sm_count);
   if (plan.needs_64bit_index) {
     launch_kernel(tile_transpose_kernel<T, 1, int64_t>, grid, kThreads, 0, stream, in, out, args);

@@ -69,6 +69,27 @@ inline bool wants_wide_byte_tiles(int64_t size_a, int64_t size_b, int64_t tiles,
   return mode == 1 || wide_byte_tiles_pay_off(tiles, sm_count);
 }
 
+// Problems with fewer square tiles than SMs (64x64, batched 8x64x64) take tiles of half the
+// side: 4x the blocks, each with fewer loads before its barrier, so the few SMs that have work
+// finish sooner (these calls are latency, not bandwidth). Full-width vector tiles only.
+// H200, 2026-11-30, same-call A/B (GPU time per call by CUDA events, two rounds): fp32 64x64
+// 4.66-4.80 -> 4.38-4.42 us, 256x256 4.74-4.80 -> 4.61-4.67, 8x64x64 4.80-4.99 -> 4.61-4.64
+// (eager: 4.22-4.45, 4.99-5.09, 4.42-4.67). On large problems they lose badly (batched
+// 4096x64x64 0.97 -> 0.70 of copy), hence the rule.
+// TORCH_TRANSPOSE_SMALL_TILE: 0 = never, 1 = whenever the plan takes full-width vector tiles
+// (tests), unset = by this rule.
+template <int E> struct SmallTileShape { static constexpr int kTile = TileShape<E>::kTile / 2; };
+
+inline int small_tile_mode() {
+  static const int mode = static_cast<int>(env_int_in_range("TORCH_TRANSPOSE_SMALL_TILE", 0, 1, -1));
+  return mode;
+}
+
+inline bool wants_small_tiles(int64_t full_size_tiles, int sm_count) {
+  const int mode = small_tile_mode();
+  return mode == 1 || (mode != 0 && full_size_tiles < sm_count);
+}
+
 // Shared memory of one tile (the scalar layout's padded rows; the vector layout needs less).
 template <typename T, int kTile> constexpr int tile_smem_bytes() {
   return kTile * (kTile + TilePad<sizeof(T)>::kPad) * static_cast<int>(sizeof(T));

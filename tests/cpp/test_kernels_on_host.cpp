@@ -188,6 +188,18 @@ TEST(KernelsOnHost, WideByteTiles) {
 
 // Square tiles over several batch items, tile rows that end inside a tile, and the window
 // kernel on an input whose rows are off the vector grid.
+// With more SMs than full-size tiles, full-width vector plans take tiles of half the side
+// (tile_transpose.cuh, wants_small_tiles); sm_count 1000 makes these problems small.
+TEST(KernelsOnHost, SmallProblemsTakeHalfSideTiles) {
+  for (int e : kWidths) {
+    check_case(permute_case({8, 64, 64}, {0, 2, 1}, e), 1000);
+    check_case(permute_case({64, 64}, {1, 0}, e), 1000);
+    check_case(permute_case({3, 80, 48}, {0, 2, 1}, e), 1000);      // edge tiles on both dims
+    check_case(permute_case({100, 32}, {1, 0}, e, {48, 1}), 1000);  // strided rows
+    check_case(permute_case({50, 70}, {1, 0}, e), 1000);            // no full-width vectors: usual tiles
+  }
+}
+
 TEST(KernelsOnHost, SquareTilesOverBatches) {
   for (int e : kWidths) {
     check_case(permute_case({3, 70, 581}, {0, 2, 1}, e));
