@@ -98,6 +98,8 @@ def measure_case(case, args, min_run_time, impl_names):
                 "bytes": useful_bytes, "impl": impl, "mode": mode,
                 "median_ms": seconds * 1e3, "gbps": useful_bytes / seconds / 1e9,
             })
+            if mode == "graph":
+                records[-1]["calls_per_graph"] = timing.CALLS_PER_GRAPH
         del fn
     # Ratios against the copy of the same bytes, measured in this run; strided cases also get
     # their ceiling: copy x used/touched bytes, or the plain view copy if that is faster.
