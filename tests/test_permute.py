@@ -78,6 +78,24 @@ def test_row_copies_whose_groups_step_through_one_dim(device, dtype):
         assert_only_view_written(buf, view, expected, before)
 
 
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.float16, torch.float32, torch.complex128], ids=str)
+def test_dense_copies_into_fresh_and_guarded_outputs(device, dtype):
+    # A permute whose input is already in the output's order is one dense run on both sides
+    # (CUDA: cudaMemcpyAsync). Into a fresh tensor, and into the middle of a poisoned buffer,
+    # 1 or 2 elements in, so that the run starts off the vector grid for narrow types.
+    for shape, dims in [((37, 53), (1, 0)), ((3, 5, 7, 11), (3, 2, 1, 0))]:
+        x = random_bits(shape[::-1], dtype, device).permute(*dims)  # column-major: x.permute(dims) is dense
+        expected = reference(x, dims)
+        assert_bits_equal(tt.permute(x, dims), expected)
+        for start in (1, 2):
+            n = expected.numel()
+            buf = poisoned((n + 4,), dtype, device)
+            view = buf[start:start + n].view(expected.shape)
+            before = buf.clone()
+            tt.permute(x, dims, out=view)
+            assert_only_view_written(buf, view, expected, before)
+
+
 @pytest.mark.parametrize("memory_format,shape", [
     (torch.channels_last, (2, 3, 9, 11)),
     (torch.channels_last, (4, 64, 5, 1)),

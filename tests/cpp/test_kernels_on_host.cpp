@@ -186,8 +186,6 @@ TEST(KernelsOnHost, WideByteTiles) {
   check_case(view);
 }
 
-// Square tiles over several batch items, tile rows that end inside a tile, and the window
-// kernel on an input whose rows are off the vector grid.
 // With more SMs than full-size tiles, full-width vector plans take tiles of half the side
 // (tile_transpose.cuh, wants_small_tiles); sm_count 1000 makes these problems small.
 TEST(KernelsOnHost, SmallProblemsTakeHalfSideTiles) {
@@ -200,6 +198,8 @@ TEST(KernelsOnHost, SmallProblemsTakeHalfSideTiles) {
   }
 }
 
+// Square tiles over several batch items, tile rows that end inside a tile, and the window
+// kernel on an input whose rows are off the vector grid.
 TEST(KernelsOnHost, SquareTilesOverBatches) {
   for (int e : kWidths) {
     check_case(permute_case({3, 70, 581}, {0, 2, 1}, e));
