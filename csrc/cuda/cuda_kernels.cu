@@ -148,7 +148,8 @@ template <typename T>
 bool launch_wide_byte_tiles(const LayoutPlan& plan, const T* in, T* out, cudaStream_t stream, int sm_count) {
   constexpr int kTile = kWideByteTile, kV = 16 / sizeof(T);
   const FastDims f = FastDims::from_plan(plan);
-  if (plan.needs_64bit_index || !wants_wide_byte_tiles(f.size_a, f.size_b, wide_byte_tile_count(plan), sm_count))
+  if (plan.needs_64bit_index ||
+      !wants_wide_byte_tiles(f.size_a, f.size_b, square_tile_count(plan, kWideByteTile), sm_count))
     return false;
   const SquareTileArgs args = SquareTileArgs::make(plan, kTile);
   constexpr int smem = tile_smem_bytes<T, kTile>();
@@ -176,9 +177,9 @@ void launch_transpose(const LayoutPlan& plan, const T* in, T* out, cudaStream_t 
   if constexpr (sizeof(T) == 1 && V == 16) {
     if (launch_wide_byte_tiles<T>(plan, in, out, stream, sm_count)) return;
   }
-  const SquareTileArgs args = SquareTileArgs::make(plan, TileShape<sizeof(T)>::kTile);
+  constexpr int kTile = TileShape<sizeof(T)>::kTile;
   if constexpr (V > 1 && V == kFullVector<T>) {
-    if (!plan.needs_64bit_index && wants_small_tiles(args.order.total, sm_count)) {
+    if (!plan.needs_64bit_index && wants_small_tiles(square_tile_count(plan, kTile), sm_count)) {
       constexpr int kSmall = SmallTileShape<sizeof(T)>::kTile;
       const SquareTileArgs small = SquareTileArgs::make(plan, kSmall);
       launch_kernel(tile_transpose_kernel<T, V, int32_t, kSmall>, grid_for(small.order.total, sm_count), kThreads, 0,
@@ -186,6 +187,7 @@ void launch_transpose(const LayoutPlan& plan, const T* in, T* out, cudaStream_t 
       return;
     }
   }
+  const SquareTileArgs args = SquareTileArgs::make(plan, kTile);
   const unsigned int grid = grid_for(args.order.total, sm_count);
   if (plan.needs_64bit_index) {
     launch_kernel(tile_transpose_kernel<T, 1, int64_t>, grid, kThreads, 0, stream, in, out, args);

@@ -56,11 +56,12 @@ inline bool wide_byte_tiles_pay_off(int64_t tiles, int sm_count) {
   return tiles >= int64_t{kWideByteTileMinRounds} * kWideByteTileBlocksPerSm * sm_count;
 }
 
-// Wide tiles a plan would take, without building its SquareTileArgs (which the launch needs only
-// if the answer is yes): tiles along a and b times the batch items.
-inline int64_t wide_byte_tile_count(const LayoutPlan& plan) {
+// Square tiles of side `tile` a plan would take, without building its SquareTileArgs (whose
+// batch indexer the launch needs only once the tile side is chosen): tiles along a and b times
+// the batch items.
+inline int64_t square_tile_count(const LayoutPlan& plan, int64_t tile) {
   const FastDims f = FastDims::from_plan(plan);
-  return ceil_div(f.size_a, kWideByteTile) * ceil_div(f.size_b, kWideByteTile) * (plan.numel / (f.size_a * f.size_b));
+  return ceil_div(f.size_a, tile) * ceil_div(f.size_b, tile) * (plan.numel / (f.size_a * f.size_b));
 }
 
 inline bool wants_wide_byte_tiles(int64_t size_a, int64_t size_b, int64_t tiles, int sm_count) {

@@ -173,8 +173,9 @@ TEST(KernelsOnHost, WideByteTiles) {
   EXPECT_FALSE(torch_transpose::wide_byte_tiles_pay_off(32 * 32, 132));  // int8 8192^2
   for (const Case& c : {permute_case({2, 256, 512}, {0, 2, 1}, 1), permute_case({3, 2064, 5, 700}, {2, 3, 0, 1}, 1)}) {
     const LayoutPlan plan = plan_of(c, 0, 0);
-    EXPECT_EQ(torch_transpose::wide_byte_tile_count(plan),
-              torch_transpose::SquareTileArgs::make(plan, torch_transpose::kWideByteTile).order.total) << c.name;
+    for (int64_t tile : {int64_t{torch_transpose::kWideByteTile}, int64_t{128}, int64_t{64}})
+      EXPECT_EQ(torch_transpose::square_tile_count(plan, tile),
+                torch_transpose::SquareTileArgs::make(plan, tile).order.total) << c.name << " tile " << tile;
   }
   check_case(permute_case({512, 768}, {1, 0}, 1));
   check_case(permute_case({2064, 512}, {1, 0}, 1));
