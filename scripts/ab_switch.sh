@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # A/B timing of one kernel switch (an environment variable that "0" turns off) on the GPU
 # machine: the benchmark's cases matching CASES, once with VAR=0 (or VAR=$AB_VALUE, for a
-# switch that takes a value) and once with VAR unset, each in its own process, back to back. Only the Markdown tables come back ($OUT/ab-<VAR>-off.md,
-# -on.md), because the device tool returns at most 8 files.
+# switch that takes a value) and once with VAR unset, each in its own process, back to back.
+# Only the Markdown tables come back ($OUT/ab-<VAR>-off.md, -on.md), because the device tool
+# returns at most 8 files.
 # usage: scripts/ab_switch.sh VAR CASES [more `python -m bench` arguments]
 set -euo pipefail
 cd "$(dirname "$0")/.."
