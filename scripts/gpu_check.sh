@@ -145,6 +145,17 @@ for file in "${test_files[@]}"; do
     grep -E "^FAILED|^ERROR|Fatal Python|Segmentation|File \"/.*tests/" "$OUT/pytest.tmp" | head -20
   fi
 done
+# Transposes of up to 32768 elements take the direct kernel (csrc/cuda/direct_transpose.cuh),
+# and most test cases are that small: their CUDA cases run once more with it off, so the tile,
+# narrow and box kernels still meet every small shape on the GPU.
+if [[ ${TEST_FILES:-} != none ]]; then
+  TORCH_TRANSPOSE_DIRECT=0 python3 -m pytest tests/test_transpose.py tests/test_permute.py -m cuda -q -p no:cacheprovider \
+    > "$OUT/pytest.tmp" 2>&1
+  rc=$?
+  cat "$OUT/pytest.tmp" >> "$LOG"
+  say "TORCH_TRANSPOSE_DIRECT=0 test_transpose + test_permute, CUDA cases: exit $rc: $(grep -E '^[0-9]+ (passed|failed)' "$OUT/pytest.tmp" | tail -1)"
+  [[ $rc -eq 0 ]] || { status=1; grep -E "^FAILED|^ERROR" "$OUT/pytest.tmp" | head -20; }
+fi
 rm -f "$OUT/pytest.tmp"
 
 if [[ ${CTEST:-0} == 1 ]]; then

@@ -1,7 +1,8 @@
 // CUDA backend entry point: picks a kernel for the plan and launches it on the given stream.
 //   Copy plans:      the runtime's device-to-device copy (one dense run on both sides),
 //                    row_group_copy (short rows) or row_chunk_copy (long rows)
-//   Transpose plans: narrow_transpose (a packed fast dim of 2..16 elements against aligned
+//   Transpose plans: direct_transpose (up to 32768 elements: one thread per element),
+//                    narrow_transpose (a packed fast dim of 2..16 elements against aligned
 //                    lines), box_tile_transpose (both fast dims whole in a tile with a chunk of
 //                    a batch dim), flat_tile_transpose (any other fast dim under 32 elements) or
 //                    tile_transpose (window_tile_transpose when rows cannot take 16-byte
@@ -16,6 +17,7 @@
 #include "../env_switch.h"
 #include "../kernels.h"
 #include "box_tile_transpose.cuh"
+#include "direct_transpose.cuh"
 #include "flat_tile_transpose.cuh"
 #include "narrow_transpose.cuh"
 #include "row_copy.cuh"
@@ -171,6 +173,12 @@ bool launch_wide_byte_tiles(const LayoutPlan& plan, const T* in, T* out, cudaStr
 
 template <typename T, int V>
 void launch_transpose(const LayoutPlan& plan, const T* in, T* out, cudaStream_t stream, int sm_count) {
+  if (wants_direct_transpose(plan)) {
+    const DirectArgs args = make_direct_args(plan);
+    launch_kernel(direct_transpose_kernel<T>, static_cast<unsigned int>(ceil_div(args.total, kThreads)), kThreads, 0,
+                  stream, in, out, args);
+    return;
+  }
   const FastDims f = FastDims::from_plan(plan);
   if (std::min(f.size_a, f.size_b) < kNarrowDim) return launch_narrow_or_flat<T>(plan, in, out, stream, sm_count);
   if (V == 1 && launch_window_tile<T>(plan, in, out, stream, sm_count)) return;

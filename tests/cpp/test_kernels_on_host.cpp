@@ -199,6 +199,41 @@ TEST(KernelsOnHost, SmallProblemsTakeHalfSideTiles) {
   }
 }
 
+// Problems of up to 32768 elements take the direct kernel (direct_transpose.cuh) unless
+// TORCH_TRANSPOSE_DIRECT=0; the main ctest runs set that, so the cases above keep their tile
+// kernels, and the kernels_on_host_direct run sends every small case here. These add strided,
+// offset and expanded inputs, an output slice with gaps, and the largest problem it takes.
+TEST(KernelsOnHost, DirectSmallProblems) {
+  for (int e : kWidths) {
+    check_case(permute_case({64, 64}, {1, 0}, e));
+    check_case(permute_case({8, 64, 64}, {0, 2, 1}, e));
+    check_case(permute_case({2, 3, 5, 7}, {3, 1, 0, 2}, e, {}, 3));
+    check_case(permute_case({37, 53}, {1, 0}, e, {1, 0}));       // an expanded (stride-0) input
+    check_case(permute_case({100, 32}, {1, 0}, e, {48, 1}, 1));  // strided rows, offset base
+    check_case(permute_case({30, 20}, {1, 0}, e, {64, 2}));      // x[:, ::2]: no unit stride in
+    check_case(permute_case({8, 64, 64}, {2, 0, 1}, e));         // 32768 elements: the limit
+    Case c = permute_case({40, 12, 20}, {0, 2, 1}, e);           // out = buf[:, :, 1:13] of (40, 20, 16)
+    c.out_strides = {320, 16, 1};
+    c.out_offset = 1;
+    c.name += " out=buf[:, :, 1:13]";
+    check_case(c);
+    Case stepped = permute_case({30, 20}, {1, 0}, e);  // out = buf[:, ::2] of (20, 64): no unit stride
+    stepped.out_strides = {64, 2};
+    stepped.name += " out=buf[:, ::2]";
+    check_case(stepped);
+  }
+}
+
+TEST(KernelsOnHost, DirectPlans) {
+  if (!torch_transpose::direct_transpose_enabled()) GTEST_SKIP() << "TORCH_TRANSPOSE_DIRECT=0";
+  auto direct = [](const Case& c) { return torch_transpose::wants_direct_transpose(plan_of(c, 4096, 4096)); };
+  EXPECT_TRUE(direct(permute_case({64, 64}, {1, 0}, 4)));
+  EXPECT_TRUE(direct(permute_case({8, 64, 64}, {0, 2, 1}, 4)));
+  EXPECT_FALSE(direct(permute_case({256, 256}, {1, 0}, 4)));      // 65536 elements: tiles
+  EXPECT_FALSE(direct(permute_case({8, 64, 65}, {0, 2, 1}, 4)));  // 33280 elements
+  EXPECT_FALSE(direct(permute_case({64, 64}, {0, 1}, 4)));        // a copy, not a transpose
+}
+
 // Square tiles over several batch items, tile rows that end inside a tile, and the window
 // kernel on an input whose rows are off the vector grid.
 TEST(KernelsOnHost, SquareTilesOverBatches) {
