@@ -151,6 +151,15 @@ Case permute_case(std::vector<int64_t> shape, std::vector<int> dims, int element
   return c;
 }
 
+// The case with its output a view of a larger buffer: `out_strides` in result-dim order, the
+// view starting `out_offset` elements in; `view` (e.g. "buf[:, 1:129]") joins the case's name.
+Case into_view(Case c, std::vector<int64_t> out_strides, int64_t out_offset, const std::string& view) {
+  c.out_strides = std::move(out_strides);
+  c.out_offset = out_offset;
+  c.name += " out=" + view;
+  return c;
+}
+
 const int kWidths[] = {1, 2, 4, 8, 16};
 
 TEST(KernelsOnHost, SquareTilesInteriorAndEdges) {
@@ -181,10 +190,7 @@ TEST(KernelsOnHost, WideByteTiles) {
   check_case(permute_case({2064, 512}, {1, 0}, 1));
   check_case(permute_case({512, 2064}, {1, 0}, 1));
   check_case(permute_case({2, 256, 512}, {0, 2, 1}, 1));
-  Case view = permute_case({512, 256}, {1, 0}, 1);
-  view.out_strides = {528, 1};  // rows of a wider buffer, 16 bytes in
-  view.out_offset = 16;
-  check_case(view);
+  check_case(into_view(permute_case({512, 256}, {1, 0}, 1), {528, 1}, 16, "buf[:, 16:528]"));  // rows 16 bytes in
 }
 
 // With more SMs than full-size tiles, full-width vector plans take tiles of half the side
@@ -197,6 +203,11 @@ TEST(KernelsOnHost, SmallProblemsTakeHalfSideTiles) {
     check_case(permute_case({100, 32}, {1, 0}, e, {48, 1}), 1000);  // strided rows
     check_case(permute_case({50, 70}, {1, 0}, e), 1000);            // no full-width vectors: usual tiles
   }
+}
+
+// A transpose into a slice with a gap after each row: out = buf[:, :, 1:13] of (40, 20, 16).
+Case out_slice_case(int e) {
+  return into_view(permute_case({40, 12, 20}, {0, 2, 1}, e), {320, 16, 1}, 1, "buf[:, :, 1:13]");
 }
 
 // Problems of up to 32768 elements take the direct kernel (direct_transpose.cuh) unless
@@ -212,15 +223,8 @@ TEST(KernelsOnHost, DirectSmallProblems) {
     check_case(permute_case({100, 32}, {1, 0}, e, {48, 1}, 1));  // strided rows, offset base
     check_case(permute_case({30, 20}, {1, 0}, e, {64, 2}));      // x[:, ::2]: no unit stride in
     check_case(permute_case({8, 64, 64}, {2, 0, 1}, e));         // 32768 elements: the limit
-    Case c = permute_case({40, 12, 20}, {0, 2, 1}, e);           // out = buf[:, :, 1:13] of (40, 20, 16)
-    c.out_strides = {320, 16, 1};
-    c.out_offset = 1;
-    c.name += " out=buf[:, :, 1:13]";
-    check_case(c);
-    Case stepped = permute_case({30, 20}, {1, 0}, e);  // out = buf[:, ::2] of (20, 64): no unit stride
-    stepped.out_strides = {64, 2};
-    stepped.name += " out=buf[:, ::2]";
-    check_case(stepped);
+    check_case(out_slice_case(e));
+    check_case(into_view(permute_case({30, 20}, {1, 0}, e), {64, 2}, 0, "buf[:, ::2]"));  // no unit stride out
   }
 }
 
@@ -305,20 +309,10 @@ TEST(KernelsOnHost, WindowTilesShiftedAndUnshifted) {
     check_case(permute_case({127, 96}, {1, 0}, e));                  // rows of 127: the extra tile along b
     check_case(permute_case({200, 136}, {1, 0}, e, {137, 1}, 1));    // rows on the grid, input off it
     check_case(permute_case({100, 80}, {1, 0}, e, {160, 2}));        // stepped input: x[:, ::2]
-    Case c = permute_case({97, 150}, {1, 0}, e);                     // out = buf[5:, 5:155]
-    c.out_strides = {157, 1};
-    c.out_offset = 5 * 157 + 5;
-    c.name += " out=buf[5:, 5:155]";
-    check_case(c);
-    Case f = permute_case({128, 40}, {1, 0}, e, {41, 1});            // out = buf[:, 1:129]: rows of 128 shifted
-    f.out_strides = {133, 1};
-    f.out_offset = 1;
-    f.name += " out=buf[:, 1:129]";
-    check_case(f);
-    Case d = permute_case({90, 70}, {1, 0}, e, {71, 1});             // out = buf[:, ::2]: no windows
-    d.out_strides = {181, 2};
-    d.name += " out=buf[:, ::2]";
-    check_case(d);
+    check_case(into_view(permute_case({97, 150}, {1, 0}, e), {157, 1}, 5 * 157 + 5, "buf[5:, 5:155]"));
+    // rows of 128 shifted by one element
+    check_case(into_view(permute_case({128, 40}, {1, 0}, e, {41, 1}), {133, 1}, 1, "buf[:, 1:129]"));
+    check_case(into_view(permute_case({90, 70}, {1, 0}, e, {71, 1}), {181, 2}, 0, "buf[:, ::2]"));  // no windows
   }
 }
 
@@ -343,7 +337,8 @@ TEST(KernelsOnHost, FlatTilesDenseAndLineWalks) {
 // Box tiles (a and b whole, a chunk of a batch dim): the 5-D permute's shape with the dim of
 // 50 continuing runs on both sides, the same with a prime 53 (chunks of one item), batches of
 // small matrices as one run per side, a misaligned base (scalar walks), an odd chunk, a side
-// whose walk wraps inside a vector, and an output slice with a gap after each row. The plan test below proves these take the box path.
+// whose walk wraps inside a vector, and an output slice with a gap after each row. The plan
+// test below proves these take the box path.
 std::vector<Case> box_cases(int e) {
   std::vector<Case> cases = {
       permute_case({2, 30, 3, 50, 60}, {4, 2, 0, 3, 1}, e),
@@ -355,11 +350,7 @@ std::vector<Case> box_cases(int e) {
       permute_case({12, 3, 40, 20}, {1, 3, 0, 2}, e),
       permute_case({64, 5, 12}, {0, 2, 1}, e),
   };
-  Case c = permute_case({40, 12, 20}, {0, 2, 1}, e);  // out = buf[:, :, 1:13] of (40, 20, 16)
-  c.out_strides = {320, 16, 1};
-  c.out_offset = 1;
-  c.name += " out=buf[:, :, 1:13]";
-  cases.push_back(c);
+  cases.push_back(out_slice_case(e));
   return cases;
 }
 
@@ -410,11 +401,7 @@ TEST(KernelsOnHost, NarrowDenseAndLines) {
     check_case(permute_case({600, 4}, {1, 0}, e, {4, 1}, 16));   // an aligned base offset
     check_case(permute_case({4, 600}, {1, 0}, e, {608, 1}));     // lines with a gap
     check_case(permute_case({33, 16}, {1, 0}, e));               // one partial warp tile
-    Case c = permute_case({500, 6}, {1, 0}, e);                  // out = buf[:, 16:516]
-    c.out_strides = {528, 1};
-    c.out_offset = 16;
-    c.name += " out=buf[:, 16:516]";
-    check_case(c);
+    check_case(into_view(permute_case({500, 6}, {1, 0}, e), {528, 1}, 16, "buf[:, 16:516]"));
   }
 }
 
@@ -442,16 +429,8 @@ TEST(KernelsOnHost, CopiesShortAndLongRows) {
 TEST(KernelsOnHost, OutputViewsKeepTheirGuards) {
   // transpose into the columns [3, 3 + m) of a wider buffer, and into a stepped view.
   for (int e : kWidths) {
-    Case c = permute_case({90, 40}, {1, 0}, e);
-    c.out_strides = {100, 1};
-    c.out_offset = 3;
-    c.name += " out=buf[:, 3:93]";
-    check_case(c);
-    Case d = permute_case({40, 6}, {1, 0}, e);
-    d.out_strides = {80, 2};
-    d.out_offset = 1;
-    d.name += " out=buf[:, 1::2]";
-    check_case(d);
+    check_case(into_view(permute_case({90, 40}, {1, 0}, e), {100, 1}, 3, "buf[:, 3:93]"));
+    check_case(into_view(permute_case({40, 6}, {1, 0}, e), {80, 2}, 1, "buf[:, 1::2]"));
   }
 }
 
