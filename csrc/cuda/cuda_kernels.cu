@@ -110,12 +110,14 @@ void launch_narrow_or_flat(const LayoutPlan& plan, const T* in, T* out, cudaStre
     if (launch_box_tile<T>(plan, in, out, stream, sm_count)) return;
     return launch_flat_tile<T>(plan, in, out, stream, sm_count);
   }
-  const unsigned int grid = grid_for(ceil_div(args.total_tiles, kNarrowWarps), sm_count);
-  const size_t smem = narrow_smem_bytes<T>(args);
-  if (dense_in) {
-    launch_kernel(narrow_transpose_kernel<T, true>, grid, kNarrowWarps * 32, smem, stream, in, out, args);
+  const int parts = narrow_warps_per_tile(args.n);
+  const unsigned int grid = grid_for(ceil_div(args.total_tiles, kNarrowWarps / parts), sm_count);
+  const size_t smem = narrow_smem_bytes<T>(args, parts);
+  auto launch = [&](auto kernel) { launch_kernel(kernel, grid, kNarrowWarps * 32, smem, stream, in, out, args); };
+  if (parts == 2) {
+    dense_in ? launch(narrow_transpose_kernel<T, true, 2>) : launch(narrow_transpose_kernel<T, false, 2>);
   } else {
-    launch_kernel(narrow_transpose_kernel<T, false>, grid, kNarrowWarps * 32, smem, stream, in, out, args);
+    dense_in ? launch(narrow_transpose_kernel<T, true, 1>) : launch(narrow_transpose_kernel<T, false, 1>);
   }
 }
 

@@ -2,14 +2,15 @@
 // other side walks N long lines: 4194304 x 16 and back, C = 3 in NCHW <-> NHWC, 1000000 x 7.
 //
 // The "dense" side holds rows of N elements back to back (element (w, n) at w * N + n); the
-// "lines" side holds N lines of the wide dim, unit stride, each 16-byte aligned. A warp owns a
-// warp tile: W = 32 * V consecutive wide positions (V = 16 / element bytes) times all N. It
-// reads its side with 16-byte accesses, every load in flight before the first use, parks the
-// tile in its own slice of shared memory (N lines of W), and writes the other side with
-// 16-byte accesses. Only the dense side's shared-memory accesses are element-wise; no block
-// barrier and no per-vector division (one per 16-byte chunk on the dense side, none on the
-// lines side). The flat tile kernel (flat_tile_transpose.cuh), which serves every other narrow
-// layout, reached 0.80-0.85 of copy on these, bound by its per-vector index math.
+// "lines" side holds N lines of the wide dim, unit stride, each 16-byte aligned. A warp (or,
+// from N = 7, a pair of warps: kNarrowPairsMinN) owns a warp tile: W = 32 * V consecutive wide
+// positions (V = 16 / element bytes) times all N. It reads its side with 16-byte accesses,
+// every load in flight before the first use, parks the tile in its own slice of shared memory
+// (N lines of W), and writes the other side with 16-byte accesses. Only the dense side's
+// shared-memory accesses are element-wise; no block barrier for single-warp tiles and no
+// per-vector division (one per 16-byte chunk on the dense side, none on the lines side). The
+// flat tile kernel (flat_tile_transpose.cuh), which serves every other narrow layout, reached
+// 0.80-0.85 of copy on these, bound by its per-vector index math.
 #pragma once
 
 #include "../env_switch.h"
@@ -44,21 +45,52 @@ struct NarrowArgs {
   DeviceBatchIndexer batch;
 };
 
+// Warp pairs per tile (kParts = 2) for N >= kNarrowPairsMinN. H200, 2026-11-30, A/B in one call
+// over three rounds (bench/results/h200-ab-session11.md), ratio to the same process's copy:
+// 16x4194304 0.931 -> 0.968, 4194304x16 0.929 -> 0.947 (Triton's tile kernel: 0.98 and 0.96),
+// 1000000x7 1.06 -> 1.10-1.15; but 4194304x3 0.96 -> 0.86 and 3x4194304 0.97 -> 0.84 (three
+// lines split two and one between the warps, and a block barrier where a warp's was enough).
+// For N = 16 the pairs lift residency (ncu: 6 blocks a SM by shared memory -> 8 by registers,
+// 64 of them; warps active 34% -> 49%); N = 7 was not limited by shared memory and gained too.
+// N = 4..6 and 8..15 were not timed: the threshold sits between the losing 3 and the winning 7.
+// TORCH_TRANSPOSE_NARROW_PAIRS: 0 = one warp per tile, 1 = two (tests), unset = this rule.
+inline int narrow_pairs_mode() {
+  static const int mode = static_cast<int>(env_int_in_range("TORCH_TRANSPOSE_NARROW_PAIRS", 0, 1, -1));
+  return mode;
+}
+constexpr int kNarrowPairsMinN = 7;
+
+inline int narrow_warps_per_tile(int n) {
+  const int mode = narrow_pairs_mode();
+  return mode == 1 || (mode != 0 && n >= kNarrowPairsMinN) ? 2 : 1;
+}
+
+// The barrier between a tile's load and store phases: the warp's own, or the block's when warps
+// share tiles.
+template <int kParts>
+__device__ __forceinline__ void narrow_tile_barrier() {
+  if constexpr (kParts == 1) {
+    __syncwarp();
+  } else {
+    __syncthreads();
+  }
+}
+
 // Lines side, global -> shared: lane l moves wide positions [l*V, l*V + V) of each line,
 // kNarrowInFlight lines at a time (all of them unrolled cost 110-255 registers: 2-byte and
 // 1-byte types spilled).
-template <typename T>
+template <typename T, int kParts>
 __device__ __forceinline__ void narrow_lines_load(const T* __restrict__ src, const NarrowArgs& args, int valid,
-                                                  T* lines, int lane) {
+                                                  T* lines, int lane, int part) {
   constexpr int V = NarrowShape<T>::kV, P = NarrowShape<T>::kPitch;
   using Chunk = Vec<T, V>;
   const bool whole = (lane + 1) * V <= valid;
   const int32_t stride = static_cast<int32_t>(args.line_stride);
-  for (int i0 = 0; i0 < args.n; i0 += kNarrowInFlight) {
+  for (int i0 = part; i0 < args.n; i0 += kNarrowInFlight * kParts) {
     Chunk v[kNarrowInFlight];
 #pragma unroll
     for (int u = 0; u < kNarrowInFlight; ++u) {
-      const int i = i0 + u;
+      const int i = i0 + u * kParts;
       if (i >= args.n) break;
       const T* line = src + i * stride + lane * V;
       if (whole) {
@@ -71,21 +103,22 @@ __device__ __forceinline__ void narrow_lines_load(const T* __restrict__ src, con
     }
 #pragma unroll
     for (int u = 0; u < kNarrowInFlight; ++u) {
-      if (i0 + u >= args.n) break;
-      *reinterpret_cast<Chunk*>(lines + (i0 + u) * P + lane * V) = v[u];
+      const int i = i0 + u * kParts;
+      if (i >= args.n) break;
+      *reinterpret_cast<Chunk*>(lines + i * P + lane * V) = v[u];
     }
   }
 }
 
 // Lines side, shared -> global.
-template <typename T>
+template <typename T, int kParts>
 __device__ __forceinline__ void narrow_lines_store(T* __restrict__ dst, const NarrowArgs& args, int valid,
-                                                   const T* lines, int lane) {
+                                                   const T* lines, int lane, int part) {
   constexpr int V = NarrowShape<T>::kV, P = NarrowShape<T>::kPitch;
   using Chunk = Vec<T, V>;
   const bool whole = (lane + 1) * V <= valid;
   const int32_t stride = static_cast<int32_t>(args.line_stride);
-  for (int i = 0; i < args.n; ++i) {
+  for (int i = part; i < args.n; i += kParts) {
     const Chunk v = *reinterpret_cast<const Chunk*>(lines + i * P + lane * V);
     T* line = dst + i * stride + lane * V;
     if (whole) {
@@ -100,17 +133,17 @@ __device__ __forceinline__ void narrow_lines_store(T* __restrict__ dst, const Na
 // Dense side, global -> shared: the tile is valid * N consecutive elements; lane l moves
 // 16-byte chunks q * 32 + l, kNarrowInFlight at a time, and scatters each element (w, n) to
 // line n, position w.
-template <typename T>
+template <typename T, int kParts>
 __device__ __forceinline__ void narrow_dense_load(const T* __restrict__ src, const NarrowArgs& args, int valid,
-                                                  T* lines, int lane) {
+                                                  T* lines, int lane, int part) {
   constexpr int V = NarrowShape<T>::kV, P = NarrowShape<T>::kPitch;
   using Chunk = Vec<T, V>;
   const int total = valid * args.n;
-  for (int q0 = 0; q0 < args.n; q0 += kNarrowInFlight) {
+  for (int q0 = part; q0 < args.n; q0 += kNarrowInFlight * kParts) {
     Chunk v[kNarrowInFlight];
 #pragma unroll
     for (int u = 0; u < kNarrowInFlight; ++u) {
-      const int e0 = ((q0 + u) * 32 + lane) * V;
+      const int e0 = ((q0 + u * kParts) * 32 + lane) * V;
       if (e0 + V <= total) {
         v[u] = *reinterpret_cast<const Chunk*>(src + e0);
       } else {
@@ -121,7 +154,7 @@ __device__ __forceinline__ void narrow_dense_load(const T* __restrict__ src, con
     }
 #pragma unroll
     for (int u = 0; u < kNarrowInFlight; ++u) {
-      const int e0 = ((q0 + u) * 32 + lane) * V;
+      const int e0 = ((q0 + u * kParts) * 32 + lane) * V;
       if (e0 >= total) break;
       uint32_t w, n;
       args.by_n.divmod(static_cast<uint32_t>(e0), w, n);
@@ -138,13 +171,13 @@ __device__ __forceinline__ void narrow_dense_load(const T* __restrict__ src, con
 }
 
 // Dense side, shared -> global: gathers each 16-byte chunk from the lines, then stores it.
-template <typename T>
+template <typename T, int kParts>
 __device__ __forceinline__ void narrow_dense_store(T* __restrict__ dst, const NarrowArgs& args, int valid,
-                                                   const T* lines, int lane) {
+                                                   const T* lines, int lane, int part) {
   constexpr int V = NarrowShape<T>::kV, P = NarrowShape<T>::kPitch;
   using Chunk = Vec<T, V>;
   const int total = valid * args.n;
-  for (int q = 0; q < args.n; ++q) {
+  for (int q = part; q < args.n; q += kParts) {
     const int e0 = (q * 32 + lane) * V;
     if (e0 >= total) break;
     uint32_t w, n;
@@ -169,16 +202,22 @@ __device__ __forceinline__ void narrow_dense_store(T* __restrict__ dst, const Na
 }
 
 // kDenseIn: the input is the dense side (4194304 x 16 -> 16 x 4194304, NHWC -> NCHW);
-// otherwise the output is (NCHW -> NHWC). Every thread of a block runs the same number of
-// loop trips, so the __syncwarp calls are uniform (the host emulation makes them block-wide).
-template <typename T, bool kDenseIn>
+// otherwise the output is (NCHW -> NHWC). kParts: warps per warp tile. With 1, each warp owns a
+// tile and syncs with __syncwarp; with 2, warp pairs share one (each takes every other line or
+// chunk) and the block syncs, so a block of kNarrowWarps holds half the tiles and half the
+// shared memory: more warps fit an SM where shared memory is what limits them (N = 16).
+// Every thread of a block runs the same number of loop trips, so the barriers are uniform (the
+// host emulation makes __syncwarp block-wide).
+template <typename T, bool kDenseIn, int kParts>
 __global__ void __launch_bounds__(kNarrowWarps * 32)
 narrow_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const NarrowArgs args) {
   constexpr int W = NarrowShape<T>::kWide;
+  constexpr int kTilesPerBlock = kNarrowWarps / kParts;
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  T* lines = reinterpret_cast<T*>(dynamic_smem()) + warp * args.n * NarrowShape<T>::kPitch;
-  for (uint32_t base = blockIdx.x * kNarrowWarps; base < args.total_tiles; base += gridDim.x * kNarrowWarps) {
-    const uint32_t tile = base + warp;
+  const int slot = warp / kParts, part = warp % kParts;
+  T* lines = reinterpret_cast<T*>(dynamic_smem()) + slot * args.n * NarrowShape<T>::kPitch;
+  for (uint32_t base = blockIdx.x * kTilesPerBlock; base < args.total_tiles; base += gridDim.x * kTilesPerBlock) {
+    const uint32_t tile = base + slot;
     const bool active = tile < args.total_tiles;
     const T* src = nullptr;
     T* dst = nullptr;
@@ -193,20 +232,20 @@ narrow_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const Nar
       src = in + in_off + (kDenseIn ? w0 * args.n : w0);
       dst = out + out_off + (kDenseIn ? w0 : w0 * args.n);
       if (kDenseIn) {
-        narrow_dense_load(src, args, valid, lines, lane);
+        narrow_dense_load<T, kParts>(src, args, valid, lines, lane, part);
       } else {
-        narrow_lines_load(src, args, valid, lines, lane);
+        narrow_lines_load<T, kParts>(src, args, valid, lines, lane, part);
       }
     }
-    __syncwarp();
+    narrow_tile_barrier<kParts>();
     if (active) {
       if (kDenseIn) {
-        narrow_lines_store(dst, args, valid, lines, lane);
+        narrow_lines_store<T, kParts>(dst, args, valid, lines, lane, part);
       } else {
-        narrow_dense_store(dst, args, valid, lines, lane);
+        narrow_dense_store<T, kParts>(dst, args, valid, lines, lane, part);
       }
     }
-    __syncwarp();  // the next tile reuses the warp's slice
+    narrow_tile_barrier<kParts>();  // the next tile reuses the slice
   }
 }
 
@@ -244,8 +283,8 @@ inline bool make_narrow_args(const LayoutPlan& plan, uintptr_t in_address, uintp
 }
 
 template <typename T>
-size_t narrow_smem_bytes(const NarrowArgs& args) {
-  return static_cast<size_t>(kNarrowWarps) * args.n * NarrowShape<T>::kPitch * sizeof(T);
+size_t narrow_smem_bytes(const NarrowArgs& args, int warps_per_tile) {
+  return static_cast<size_t>(kNarrowWarps / warps_per_tile) * args.n * NarrowShape<T>::kPitch * sizeof(T);
 }
 
 }  // namespace torch_transpose

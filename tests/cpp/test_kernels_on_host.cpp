@@ -387,11 +387,13 @@ TEST(KernelsOnHost, BoxTilePlans) {
 }
 
 // The narrow kernel (when TORCH_TRANSPOSE_NARROW_KERNEL is not 0; the flat tile kernel takes
-// these otherwise): both directions, every narrow size 2..16, a wide dim that ends inside a
-// warp tile and inside a vector, batches, lines with a gap, and an output that is a slice.
+// these otherwise): both directions, narrow sizes 2..16 on both sides of the warp-pair threshold
+// (7; every size takes pairs under TORCH_TRANSPOSE_NARROW_PAIRS=1, as ctest's first run sets), a
+// wide dim that ends inside a warp tile and inside a vector, batches, lines with a gap, and an
+// output that is a slice.
 TEST(KernelsOnHost, NarrowDenseAndLines) {
   for (int e : kWidths) {
-    for (int n : {2, 3, 5, 8, 13, 16}) {
+    for (int n : {2, 3, 5, 6, 7, 8, 13, 16}) {
       check_case(permute_case({1000, n}, {1, 0}, e));  // dense in: 1000 is no multiple of a warp tile
       check_case(permute_case({n, 1000}, {1, 0}, e));  // dense out
     }
@@ -402,6 +404,16 @@ TEST(KernelsOnHost, NarrowDenseAndLines) {
     check_case(permute_case({4, 600}, {1, 0}, e, {608, 1}));     // lines with a gap
     check_case(permute_case({33, 16}, {1, 0}, e));               // one partial warp tile
     check_case(into_view(permute_case({500, 6}, {1, 0}, e), {528, 1}, 16, "buf[:, 16:516]"));
+  }
+}
+
+// Warp pairs share narrow tiles from N = 7 (narrow_transpose.cuh says why), unless the switch
+// forces one way.
+TEST(KernelsOnHost, NarrowPairsRule) {
+  const int mode = torch_transpose::narrow_pairs_mode();
+  for (int n = 2; n <= torch_transpose::kNarrowMax; ++n) {
+    const int expected = mode == 1 ? 2 : mode == 0 ? 1 : (n >= 7 ? 2 : 1);
+    EXPECT_EQ(torch_transpose::narrow_warps_per_tile(n), expected) << "n=" << n;
   }
 }
 
