@@ -32,6 +32,12 @@ def eager(case, x):
 
 
 def compiled(case, x):
+    # Dynamo keeps compiled code per code object, and every case's function shares _native's
+    # lambdas: without a reset, the ninth case in one process met config.recompile_limit (8)
+    # and Dynamo ran it, and every later case, in eager mode, without an error (found
+    # 2026-11-30: every H200 suite before then measured "compile" as eager from fp8 8192² on).
+    # Each case gets a fresh Dynamo; the previous case's compiled function is not called again.
+    torch._dynamo.reset()
     f = torch.compile(_native(case.op), dynamic=False)
     return lambda: f(x)
 
