@@ -6,6 +6,7 @@ except that it also copies when the view is already contiguous (.contiguous() wo
 the input itself and move nothing).
 """
 import torch
+from torch._dynamo.utils import counters
 
 import torch_transpose as tt
 
@@ -37,8 +38,14 @@ def compiled(case, x):
     # and Dynamo ran it, and every later case, in eager mode, without an error (found
     # 2026-11-30: every H200 suite before then measured "compile" as eager from fp8 8192² on).
     # Each case gets a fresh Dynamo; the previous case's compiled function is not called again.
+    # The first call compiles here, and a case that Dynamo did not capture stops the run: an
+    # anchor that quietly runs eager must never be timed under the name "compile" again.
     torch._dynamo.reset()
     f = torch.compile(_native(case.op), dynamic=False)
+    graphs = counters["stats"]["unique_graphs"]
+    f(x)
+    if counters["stats"]["unique_graphs"] == graphs:
+        raise RuntimeError(f"torch.compile captured no graph for {case.name}: the 'compile' anchor would time eager")
     return lambda: f(x)
 
 

@@ -4,6 +4,7 @@ code per code object and all cases share bench.impls' lambdas, so once config.re
 suites before 2026-11-30 12:30 UTC timed eager under the name "compile" from their ninth case on."""
 import functools
 
+import pytest
 import torch
 from torch._dynamo.utils import counters
 
@@ -11,6 +12,7 @@ from bench import impls
 
 
 class _TransposeCase:
+    name = "a transpose"
     op = ("transpose", 0, 1)
 
 
@@ -23,9 +25,18 @@ def test_every_case_gets_its_own_compiled_graph(monkeypatch):
     assert len(dtypes) > torch._dynamo.config.recompile_limit
     for i, dtype in enumerate(dtypes):
         x = torch.arange((5 + i) * (7 + i)).reshape(5 + i, 7 + i).to(dtype)
-        fn = impls.compiled(_TransposeCase, x)
-        before = counters["stats"]["unique_graphs"]
-        out = fn()
+        before = counters["stats"]["unique_graphs"]  # Dynamo's reset leaves its counters
+        fn = impls.compiled(_TransposeCase, x)  # compiles on its first call
         assert counters["stats"]["unique_graphs"] == before + 1, f"case {i} ({dtype}) was not compiled"
-        assert torch.equal(out, x.t().contiguous())
+        assert torch.equal(fn(), x.t().contiguous())
+        assert counters["stats"]["unique_graphs"] == before + 1, f"case {i} ({dtype}) compiled again when timed"
+    torch._dynamo.reset()
+
+
+def test_a_case_dynamo_does_not_capture_stops_the_run(monkeypatch):
+    # With no recompiles allowed, Dynamo falls back to eager for the very first call.
+    monkeypatch.setattr(torch, "compile", functools.partial(torch.compile, backend="eager"))
+    monkeypatch.setattr(torch._dynamo.config, "recompile_limit", 0)
+    with pytest.raises(RuntimeError, match="captured no graph for a transpose"):
+        impls.compiled(_TransposeCase, torch.zeros(3, 4))
     torch._dynamo.reset()
