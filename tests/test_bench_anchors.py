@@ -36,7 +36,8 @@ def test_every_case_gets_its_own_compiled_graph(monkeypatch):
 def test_a_case_dynamo_does_not_capture_stops_the_run(monkeypatch):
     # With no recompiles allowed, Dynamo falls back to eager for the very first call.
     monkeypatch.setattr(torch, "compile", functools.partial(torch.compile, backend="eager"))
-    monkeypatch.setattr(torch._dynamo.config, "recompile_limit", 0)
-    with pytest.raises(RuntimeError, match="captured no graph for a transpose"):
-        impls.compiled(_TransposeCase, torch.zeros(3, 4))
+    # Dynamo's own patch: monkeypatch's undo deletes the attribute from Dynamo's config module.
+    with torch._dynamo.config.patch(recompile_limit=0):
+        with pytest.raises(RuntimeError, match="captured no graph for a transpose"):
+            impls.compiled(_TransposeCase, torch.zeros(3, 4))
     torch._dynamo.reset()
