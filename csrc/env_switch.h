@@ -23,4 +23,21 @@ inline long long env_int_in_range(const char* name, long long lo, long long hi, 
   return end != value && *end == '\0' && parsed >= lo && parsed <= hi ? parsed : fallback;
 }
 
+// A switch that overrides a kernel-choice rule: "0" = never, "1" = always (tests, A/B runs),
+// unset or anything else = the rule. Callers cache env_override's answer in a function-local
+// static and pass it to decide() with the rule's verdict.
+enum class Override { Never, Always, Rule };
+
+inline Override env_override(const char* name) {
+  switch (env_int_in_range(name, 0, 1, -1)) {
+    case 0: return Override::Never;
+    case 1: return Override::Always;
+    default: return Override::Rule;
+  }
+}
+
+inline bool decide(Override setting, bool rule) {
+  return setting == Override::Always || (setting == Override::Rule && rule);
+}
+
 }  // namespace torch_transpose

@@ -54,15 +54,14 @@ struct NarrowArgs {
 // 64 of them; warps active 34% -> 49%); N = 7 was not limited by shared memory and gained too.
 // N = 4..6 and 8..15 were not timed: the threshold sits between the losing 3 and the winning 7.
 // TORCH_TRANSPOSE_NARROW_PAIRS: 0 = one warp per tile, 1 = two (tests), unset = this rule.
-inline int narrow_pairs_mode() {
-  static const int mode = static_cast<int>(env_int_in_range("TORCH_TRANSPOSE_NARROW_PAIRS", 0, 1, -1));
-  return mode;
+inline Override narrow_pairs_override() {
+  static const Override setting = env_override("TORCH_TRANSPOSE_NARROW_PAIRS");
+  return setting;
 }
 constexpr int kNarrowPairsMinN = 7;
 
 inline int narrow_warps_per_tile(int n) {
-  const int mode = narrow_pairs_mode();
-  return mode == 1 || (mode != 0 && n >= kNarrowPairsMinN) ? 2 : 1;
+  return decide(narrow_pairs_override(), n >= kNarrowPairsMinN) ? 2 : 1;
 }
 
 // The barrier between a tile's load and store phases: the warp's own, or the block's when warps

@@ -38,9 +38,9 @@ constexpr int kWideByteTileMinRounds = 12;
 
 // TORCH_TRANSPOSE_WIDE_BYTE_TILE: 0 = never, 1 = whenever the sizes allow (tests), unset = by
 // the rule above.
-inline int wide_byte_tile_mode() {
-  static const int mode = static_cast<int>(env_int_in_range("TORCH_TRANSPOSE_WIDE_BYTE_TILE", 0, 1, -1));
-  return mode;
+inline Override wide_byte_tile_override() {
+  static const Override setting = env_override("TORCH_TRANSPOSE_WIDE_BYTE_TILE");
+  return setting;
 }
 
 // Whether a 1-byte vector plan with these fast dims and `tiles` wide tiles takes wide tiles.
@@ -65,9 +65,7 @@ inline int64_t square_tile_count(const LayoutPlan& plan, int64_t tile) {
 }
 
 inline bool wants_wide_byte_tiles(int64_t size_a, int64_t size_b, int64_t tiles, int sm_count) {
-  const int mode = wide_byte_tile_mode();
-  if (mode == 0 || !wide_byte_tiles_fit(size_a, size_b)) return false;
-  return mode == 1 || wide_byte_tiles_pay_off(tiles, sm_count);
+  return wide_byte_tiles_fit(size_a, size_b) && decide(wide_byte_tile_override(), wide_byte_tiles_pay_off(tiles, sm_count));
 }
 
 // Problems with fewer square tiles than SMs (64x64, batched 8x64x64) take tiles of half the
@@ -81,14 +79,13 @@ inline bool wants_wide_byte_tiles(int64_t size_a, int64_t size_b, int64_t tiles,
 // (tests), unset = by this rule.
 template <int E> struct SmallTileShape { static constexpr int kTile = TileShape<E>::kTile / 2; };
 
-inline int small_tile_mode() {
-  static const int mode = static_cast<int>(env_int_in_range("TORCH_TRANSPOSE_SMALL_TILE", 0, 1, -1));
-  return mode;
+inline Override small_tile_override() {
+  static const Override setting = env_override("TORCH_TRANSPOSE_SMALL_TILE");
+  return setting;
 }
 
 inline bool wants_small_tiles(int64_t full_size_tiles, int sm_count) {
-  const int mode = small_tile_mode();
-  return mode == 1 || (mode != 0 && full_size_tiles < sm_count);
+  return decide(small_tile_override(), full_size_tiles < sm_count);
 }
 
 // Shared memory of one tile (the scalar layout's padded rows; the vector layout needs less).

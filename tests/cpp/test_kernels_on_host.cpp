@@ -410,9 +410,10 @@ TEST(KernelsOnHost, NarrowDenseAndLines) {
 // Warp pairs share narrow tiles from N = 7 (narrow_transpose.cuh says why), unless the switch
 // forces one way.
 TEST(KernelsOnHost, NarrowPairsRule) {
-  const int mode = torch_transpose::narrow_pairs_mode();
+  using torch_transpose::Override;
+  const Override setting = torch_transpose::narrow_pairs_override();
   for (int n = 2; n <= torch_transpose::kNarrowMax; ++n) {
-    const int expected = mode == 1 ? 2 : mode == 0 ? 1 : (n >= 7 ? 2 : 1);
+    const int expected = setting == Override::Always ? 2 : setting == Override::Never ? 1 : (n >= 7 ? 2 : 1);
     EXPECT_EQ(torch_transpose::narrow_warps_per_tile(n), expected) << "n=" << n;
   }
 }
