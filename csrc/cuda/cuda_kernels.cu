@@ -1,6 +1,7 @@
 // CUDA backend entry point: picks a kernel for the plan and launches it on the given stream.
 //   Copy plans:      the runtime's device-to-device copy (one dense run on both sides),
-//                    row_group_copy (short rows) or row_chunk_copy (long rows)
+//                    row_vector_copy (short rows of whole 16-byte vectors), row_group_copy
+//                    (other short rows) or row_chunk_copy (long rows)
 //   Transpose plans: direct_transpose (up to 32768 elements: one thread per element),
 //                    narrow_transpose (a packed fast dim of 2..16 elements against aligned
 //                    lines), box_tile_transpose (both fast dims whole in a tile with a chunk of
@@ -12,6 +13,7 @@
 // and index width (32-bit unless an in-tile offset could overflow it; then V = 1).
 #include <algorithm>
 #include <atomic>
+#include <limits>
 #include <type_traits>
 
 #include "../env_switch.h"
@@ -42,9 +44,25 @@ bool is_dense_copy(const LayoutPlan& plan) {
   return plan.kind == PlanKind::Copy && plan.rank == 1 && plan.in_strides[0] == 1 && plan.out_strides[0] == 1;
 }
 
-// Enough blocks to fill every SM several times over; kernels loop past that.
-unsigned int grid_for(int64_t work_items, int sm_count) {
-  const int64_t cap = static_cast<int64_t>(std::max(sm_count, 1)) * 64;
+// TORCH_TRANSPOSE_ONE_BLOCK_PER_ITEM=1 gives every kernel one block per work item, =0 caps
+// every grid (read once; for A/B runs and tests of both).
+Override one_block_per_item_override() {
+  static const Override setting = env_override("TORCH_TRANSPOSE_ONE_BLOCK_PER_ITEM");
+  return setting;
+}
+
+// Blocks for `work_items` tiles, groups or chunks. Capped: enough blocks to fill every SM
+// several times over, each looping over items a grid apart. Uncapped (one_block_per_item): one
+// block per item, so the blocks resident at any moment work on neighbouring items. The square
+// tile kernel takes that: with the cap, each block's later tiles lie a grid (8448 tiles) away
+// from the tiles its neighbours start on, and fp32 16384² ran 0.944 of copy; uncapped 0.975
+// (8192² 0.966 -> 0.973, (0, 2, 1) on 1024x1024x64 0.964 -> 0.973, (2, 1, 0) 0.915 -> 0.929,
+// but the 4-D reversal 0.937 -> 0.930; H200, same-call A/B, two rounds, bench/NOTES.md v14).
+// The other kernels keep the cap until an A/B says otherwise.
+unsigned int grid_for(int64_t work_items, int sm_count, bool one_block_per_item = false) {
+  const int64_t cap = decide(one_block_per_item_override(), one_block_per_item)
+                          ? std::numeric_limits<int32_t>::max()
+                          : static_cast<int64_t>(std::max(sm_count, 1)) * 64;
   return static_cast<unsigned int>(std::max<int64_t>(1, std::min(work_items, cap)));
 }
 
@@ -198,7 +216,7 @@ void launch_transpose(const LayoutPlan& plan, const T* in, T* out, cudaStream_t 
     }
   }
   const SquareTileArgs args = SquareTileArgs::make(plan, kTile);
-  const unsigned int grid = grid_for(args.order.total, sm_count);
+  const unsigned int grid = grid_for(args.order.total, sm_count, /*one_block_per_item=*/true);
   if (plan.needs_64bit_index) {
     launch_kernel(tile_transpose_kernel<T, 1, int64_t>, grid, kThreads, 0, stream, in, out, args);
   } else {
@@ -217,6 +235,13 @@ void launch_copy(const LayoutPlan& plan, const T* in, T* out, cudaStream_t strea
   args.rows = args.batch.count();
   const int64_t vectors_per_row = ceil_div(args.n, V);
   if (vectors_per_row <= kThreads && args.rows > 1) {
+    VectorRowArgs vector_rows;
+    if (!plan.needs_64bit_index &&
+        make_vector_row_args(args, args.batch, V, V == kFullVector<T> || sizeof(T) == 16, vector_rows)) {
+      launch_kernel(row_vector_copy_kernel<T, V>, static_cast<unsigned int>(ceil_div(vector_rows.total_vectors, kThreads)),
+                    kThreads, 0, stream, in, out, vector_rows);
+      return;
+    }
     int lanes_log2 = 0;
     while ((int64_t{1} << lanes_log2) < vectors_per_row) ++lanes_log2;
     args.lanes_log2 = lanes_log2;

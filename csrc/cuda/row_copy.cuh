@@ -1,8 +1,10 @@
 // Copies for plans whose input and output share their fastest dim (kind Copy): every batch
 // index names a row of `n` elements, strided by in_sb and out_sb.
 // * Long rows: each block copies a chunk of one row, 16-byte vectors when aligned.
-// * Short rows (BSHD -> BHSD has 128-element rows): a block copies many rows at once, a
-//   power-of-two group of lanes per row, so no lane idles for want of row length.
+// * Short rows of whole 16-byte vectors (BSHD -> BHSD has 128-element rows): one vector per
+//   thread, each thread finding its row by division (row_vector_copy_kernel).
+// * Other short rows: a block copies many rows at once, a power-of-two group of lanes per row,
+//   so no lane idles for want of row length (row_group_copy_kernel).
 #pragma once
 
 #include <type_traits>
@@ -138,6 +140,56 @@ row_group_copy_kernel(const T* __restrict__ in, T* __restrict__ out, const Args 
           for (Index j = vectors * V + lane; j < n; j += lanes) dst[u][j] = src[u][j];
     }
   }
+}
+
+// Short rows, one V-vector per thread and one pass per block: a thread divides its linear
+// index by the vectors per row, then the row index by each batch dim. Few registers, so 8
+// blocks of 256 threads fit an SM, where row_group_copy's 4 rows in flight per thread (70-74
+// registers) held it to 3. ncu, H200 (bench/NOTES.md v14): torch.compile's generated copy for
+// BSHD -> BHSD works this way (16 registers, 81% of warps active) and moved the bytes in
+// 130.2 us against row_group_copy's 131.6; for (1, 0, 2) on 1024x1024x64, 131.9 against 136.1.
+struct VectorRowArgs {
+  int64_t in_sb, out_sb;  // element stride within a row on each side (1 when V > 1)
+  int64_t total_vectors;  // below 2^31 (make_vector_row_args)
+  FastDivmod by_vectors;  // vectors per row
+  DeviceBatchIndexer batch;
+};
+
+template <typename T, int V>
+__global__ void __launch_bounds__(kThreads)
+row_vector_copy_kernel(const T* __restrict__ in, T* __restrict__ out, const VectorRowArgs args) {
+  const uint32_t i = blockIdx.x * kThreads + threadIdx.x;
+  if (i >= static_cast<uint64_t>(args.total_vectors)) return;
+  uint32_t row, vector;
+  args.by_vectors.divmod(i, row, vector);
+  int64_t in_off, out_off;
+  args.batch.offsets(row, in_off, out_off);
+  const int64_t j = static_cast<int64_t>(vector) * V;
+  *reinterpret_cast<Vec<T, V>*>(out + out_off + j * args.out_sb) =
+      *reinterpret_cast<const Vec<T, V>*>(in + in_off + j * args.in_sb);
+}
+
+// TORCH_TRANSPOSE_VECTOR_ROWS=0 keeps short rows on row_group_copy, =1 sends every short-row
+// plan that the kernel can take to row_vector_copy (A/B runs, tests of either kernel).
+inline Override vector_rows_override() {
+  static const Override setting = env_override("TORCH_TRANSPOSE_VECTOR_ROWS");
+  return setting;
+}
+
+// Arguments for row_vector_copy when it should take the plan (`full_vectors`: V is a whole 16
+// bytes or one element of 16 bytes): rows of whole vectors, every index below 2^31.
+inline bool make_vector_row_args(const CopyShape& shape, const DeviceBatchIndexer& batch, int v, bool full_vectors,
+                                 VectorRowArgs& args) {
+  if (shape.n % v != 0 || !batch.fits_32) return false;
+  const int64_t vectors_per_row = shape.n / v;
+  const int64_t total = vectors_per_row * shape.rows;
+  if (total >= (int64_t{1} << 31) || !decide(vector_rows_override(), full_vectors)) return false;
+  args.in_sb = shape.in_sb;
+  args.out_sb = shape.out_sb;
+  args.total_vectors = total;
+  args.by_vectors = FastDivmod(static_cast<uint32_t>(vectors_per_row));
+  args.batch = batch;
+  return true;
 }
 
 }  // namespace torch_transpose
