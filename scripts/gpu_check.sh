@@ -153,11 +153,13 @@ done
 # every grid capped (the library sends those rows to the vector row kernel and gives square
 # tiles one block each), so the paths the library no longer takes by default keep GPU coverage.
 if [[ ${TEST_FILES:-} != none ]]; then
-  TORCH_TRANSPOSE_DIRECT=0 TORCH_TRANSPOSE_NARROW_PAIRS=1 TORCH_TRANSPOSE_VECTOR_ROWS=0 TORCH_TRANSPOSE_ONE_BLOCK_PER_ITEM=0 python3 -m pytest tests/test_transpose.py tests/test_permute.py -m cuda -q -p no:cacheprovider \
+  older_paths=(TORCH_TRANSPOSE_DIRECT=0 TORCH_TRANSPOSE_NARROW_PAIRS=1 TORCH_TRANSPOSE_VECTOR_ROWS=0
+               TORCH_TRANSPOSE_ONE_BLOCK_PER_ITEM=0)
+  env "${older_paths[@]}" python3 -m pytest tests/test_transpose.py tests/test_permute.py -m cuda -q -p no:cacheprovider \
     > "$OUT/pytest.tmp" 2>&1
   rc=$?
   cat "$OUT/pytest.tmp" >> "$LOG"
-  say "TORCH_TRANSPOSE_DIRECT=0 TORCH_TRANSPOSE_NARROW_PAIRS=1 TORCH_TRANSPOSE_VECTOR_ROWS=0 TORCH_TRANSPOSE_ONE_BLOCK_PER_ITEM=0 test_transpose + test_permute, CUDA cases: exit $rc: $(grep -E '^[0-9]+ (passed|failed)' "$OUT/pytest.tmp" | tail -1)"
+  say "${older_paths[*]} test_transpose + test_permute, CUDA cases: exit $rc: $(grep -E '^[0-9]+ (passed|failed)' "$OUT/pytest.tmp" | tail -1)"
   [[ $rc -eq 0 ]] || { status=1; grep -E "^FAILED|^ERROR" "$OUT/pytest.tmp" | head -20; }
 fi
 rm -f "$OUT/pytest.tmp"

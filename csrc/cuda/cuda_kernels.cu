@@ -239,7 +239,7 @@ void launch_copy(const LayoutPlan& plan, const T* in, T* out, cudaStream_t strea
   if (vectors_per_row <= kThreads && args.rows > 1) {
     VectorRowArgs vector_rows;
     if (!plan.needs_64bit_index &&
-        make_vector_row_args(args, args.batch, V, V == kFullVector<T> || sizeof(T) == 16, vector_rows)) {
+        make_vector_row_args(args, V, V == kFullVector<T> || sizeof(T) == 16, vector_rows)) {
       launch_kernel(row_vector_copy_kernel<T, V>, static_cast<unsigned int>(ceil_div(vector_rows.total_vectors, kThreads)),
                     kThreads, 0, stream, in, out, vector_rows);
       return;

@@ -178,17 +178,16 @@ inline Override vector_rows_override() {
 
 // Arguments for row_vector_copy when it should take the plan (`full_vectors`: V is a whole 16
 // bytes or one element of 16 bytes): rows of whole vectors, every index below 2^31.
-inline bool make_vector_row_args(const CopyShape& shape, const DeviceBatchIndexer& batch, int v, bool full_vectors,
-                                 VectorRowArgs& args) {
-  if (shape.n % v != 0 || !batch.fits_32) return false;
-  const int64_t vectors_per_row = shape.n / v;
-  const int64_t total = vectors_per_row * shape.rows;
+inline bool make_vector_row_args(const CopyArgs& copy, int v, bool full_vectors, VectorRowArgs& args) {
+  if (copy.n % v != 0 || !copy.batch.fits_32) return false;
+  const int64_t vectors_per_row = copy.n / v;
+  const int64_t total = vectors_per_row * copy.rows;
   if (total >= (int64_t{1} << 31) || !decide(vector_rows_override(), full_vectors)) return false;
-  args.in_sb = shape.in_sb;
-  args.out_sb = shape.out_sb;
+  args.in_sb = copy.in_sb;
+  args.out_sb = copy.out_sb;
   args.total_vectors = total;
   args.by_vectors = FastDivmod(static_cast<uint32_t>(vectors_per_row));
-  args.batch = batch;
+  args.batch = copy.batch;
   return true;
 }
 
