@@ -80,6 +80,16 @@ split_cases() {  # writes $shard_dir/cases.<k>, one pytest node id per line
     END { for (i = 1; i <= m; i++) print last[i] > (dir "/cases." (k > 1 ? 1 : 0)) }' "$shard_dir/all-cases"
   say "sanitizer cases: $(wc -l < "$shard_dir/all-cases") in $shards shard(s)"
 }
+# SANITIZE_CASE_TIMEOUT (seconds; suite target: 150 by default, 0 = none): a case still running
+# after that long ends its shard with every thread's Python stack in the log (pytest-timeout's
+# thread method), so that a hang shows where it waits. Racecheck of test_many_threads hung that
+# way in session 13, where the shard's timeout only said that it had.
+case_timeout=()
+default_case_timeout=0
+[[ ${SANITIZE_TARGET:-subset} == suite ]] && default_case_timeout=150
+if [[ ${SANITIZE_CASE_TIMEOUT:-$default_case_timeout} != 0 ]] && python3 -c "import pytest_timeout" 2>/dev/null; then
+  case_timeout=(-o "timeout=${SANITIZE_CASE_TIMEOUT:-$default_case_timeout}" -o timeout_method=thread)
+fi
 # No caching allocator: every tensor is its own allocation, so an access past a tensor's end is
 # past an allocation's end, which is what the tools can see.
 run_tool_shard() {  # tool, shard, log
@@ -89,7 +99,7 @@ run_tool_shard() {  # tool, shard, log
   if [[ $shards -gt 1 ]]; then
     local cases
     mapfile -t cases < "$shard_dir/cases.$2"
-    command=(python3 -m pytest -v -p no:cacheprovider --durations=10 "${cases[@]}")
+    command=(python3 -m pytest -v -p no:cacheprovider --durations=10 "${case_timeout[@]}" "${cases[@]}")
   fi
   CXX=$test_cxx PYTORCH_NO_CUDA_MEMORY_CACHING=$no_caching \
     TORCH_TRANSPOSE_TESTS_NO_CUDAGRAPH_POOL_CHECK=$no_pool_check timeout -k 10 "${SANITIZE_TIMEOUT:-100000}" \
@@ -150,8 +160,9 @@ done
 # narrow and box kernels still meet every small shape on the GPU; and with narrow warp tiles
 # shared by warp pairs for every N (the library pairs them from N = 7), so both narrow
 # variants meet every narrow size; and with short rows of whole vectors on the group kernel and
-# every grid capped (the library sends those rows to the vector row kernel and gives square
-# tiles one block each), so the paths the library no longer takes by default keep GPU coverage.
+# every grid capped (the library sends those rows to the vector row kernel and gives every
+# kernel one block per item), so the paths the library no longer takes by default keep GPU
+# coverage.
 if [[ ${TEST_FILES:-} != none ]]; then
   older_paths=(TORCH_TRANSPOSE_DIRECT=0 TORCH_TRANSPOSE_NARROW_PAIRS=1 TORCH_TRANSPOSE_VECTOR_ROWS=0
                TORCH_TRANSPOSE_ONE_BLOCK_PER_ITEM=0)

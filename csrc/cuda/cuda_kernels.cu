@@ -44,27 +44,27 @@ bool is_dense_copy(const LayoutPlan& plan) {
   return plan.kind == PlanKind::Copy && plan.rank == 1 && plan.in_strides[0] == 1 && plan.out_strides[0] == 1;
 }
 
-// TORCH_TRANSPOSE_ONE_BLOCK_PER_ITEM=1 gives every kernel one block per work item, =0 caps
-// every grid (read once; for A/B runs and tests of both).
+// TORCH_TRANSPOSE_ONE_BLOCK_PER_ITEM=0 caps every grid at 64 blocks per SM, each block looping
+// over items a grid apart (read once; for A/B runs and tests of the loop).
 Override one_block_per_item_override() {
   static const Override setting = env_override("TORCH_TRANSPOSE_ONE_BLOCK_PER_ITEM");
   return setting;
 }
 
-// Blocks for `work_items` tiles, groups or chunks. Capped: enough blocks to fill every SM
-// several times over, each looping over items a grid apart. Uncapped (one_block_per_item): one
-// block per item, so the blocks resident at any moment work on neighbouring items. The square
-// tile kernel takes that: with the cap, each block's later tiles lie a grid (8448 tiles) away
-// from the tiles its neighbours start on, and fp32 16384² ran 0.944 of copy; uncapped 0.975
-// (8192² 0.966 -> 0.973, (0, 2, 1) on 1024x1024x64 0.964 -> 0.973, (2, 1, 0) 0.915 -> 0.929,
-// but the 4-D reversal 0.937 -> 0.930; H200, same-call A/B, two rounds, bench/NOTES.md v14).
-// Tiles of 8-byte elements keep the cap: uncapped, fp64 and complex64 16384² fell from 0.941
-// to 0.912 (8192² rose 0.968 -> 0.975; why the larger one loses is not known yet); 16-byte
-// elements were not measured. The other kernels keep the cap until an A/B says otherwise.
-unsigned int grid_for(int64_t work_items, int sm_count, bool one_block_per_item = false) {
-  const int64_t cap = decide(one_block_per_item_override(), one_block_per_item)
-                          ? std::numeric_limits<int32_t>::max()
-                          : static_cast<int64_t>(std::max(sm_count, 1)) * 64;
+// Blocks for `work_items` tiles, groups or chunks: one block per item, so the blocks resident at
+// any moment work on neighbouring items. Every kernel still loops over items a grid apart, for
+// the switch above and for grids past the launch limit. Against a grid capped at 64 blocks per
+// SM, each block looping (H200, same-call A/B, two rounds, bench/NOTES.md v14-v15): fp32
+// 16384² 0.944 -> 0.975, (2, 1, 0) 0.915 -> 0.929, 12345x6789 (window tiles) 0.896 -> 0.924,
+// 8191x8193 0.923 -> 0.937, 8193x8193[1:, 1:] 0.920 -> 0.935, 4194304x16 (narrow) 0.947 ->
+// 0.961, 16x4194304 0.968 -> 0.976, 5-D (box tiles) 0.828 -> 0.837; within +-0.003 on 1-byte
+// tiles, row copies and flat tiles. Two cases are open: the 4-D reversal (0.937 -> 0.930 in
+// session 12, 0.935 both ways in session 13), and 8-byte tiles at 16384² (fp64, complex64; 4.3
+// GB a tensor), which lost 0.941 -> 0.912 in session 12's A/B and gained 0.950 -> 0.960 in
+// session 13's, on another machine (uncapped, 0.912-0.960 across the machines of both sessions).
+unsigned int grid_for(int64_t work_items, int sm_count) {
+  const bool capped = one_block_per_item_override() == Override::Never;
+  const int64_t cap = capped ? static_cast<int64_t>(std::max(sm_count, 1)) * 64 : std::numeric_limits<int32_t>::max();
   return static_cast<unsigned int>(std::max<int64_t>(1, std::min(work_items, cap)));
 }
 
@@ -218,7 +218,7 @@ void launch_transpose(const LayoutPlan& plan, const T* in, T* out, cudaStream_t 
     }
   }
   const SquareTileArgs args = SquareTileArgs::make(plan, kTile);
-  const unsigned int grid = grid_for(args.order.total, sm_count, /*one_block_per_item=*/sizeof(T) <= 4);
+  const unsigned int grid = grid_for(args.order.total, sm_count);
   if (plan.needs_64bit_index) {
     launch_kernel(tile_transpose_kernel<T, 1, int64_t>, grid, kThreads, 0, stream, in, out, args);
   } else {

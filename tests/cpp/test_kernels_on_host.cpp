@@ -448,7 +448,8 @@ TEST(KernelsOnHost, OutputViewsKeepTheirGuards) {
 }
 
 TEST(KernelsOnHost, GridSmallerThanWork) {
-  // sm_count 1 caps the grid at 64 blocks: every kernel's grid-stride loop runs.
+  // With TORCH_TRANSPOSE_ONE_BLOCK_PER_ITEM=0 (ctest's fallback run) sm_count 1 caps the grid at
+  // 64 blocks: every kernel's grid-stride loop runs.
   check_case(permute_case({600, 520}, {1, 0}, 4));
   check_case(permute_case({600, 521}, {1, 0}, 4, {523, 1}));  // window tiles
   check_case(permute_case({20000, 3}, {1, 0}, 4));
