@@ -4,9 +4,9 @@
 # (the device tool returns at most 8 files), benchmark results go to $OUT/<name>.{json,csv,md,png}.
 # Environment: BENCH_ARGS (e.g. "--quick"; split on spaces, so no spaces inside one argument),
 # RUN_BENCH=0, SANITIZE=0, SANITIZE_TOOLS, SANITIZE_TARGET=subset|suite|rest, SANITIZE_SCRIPT,
-# SANITIZE_SHARDS, SANITIZE_OURS_ONLY, SANITIZE_TIMEOUT (see the sanitizer section below),
-# SANITIZE_PARALLEL=1 (the tools run at once, alongside the tests: the tools load the CPU,
-# not the GPU; never together with the benchmark), PYTEST_ARGS, TEST_FILES (or none),
+# SANITIZE_SHARDS, SANITIZE_OURS_ONLY, SANITIZE_TIMEOUT, SANITIZE_CASE_TIMEOUT (see the sanitizer
+# section below), SANITIZE_PARALLEL=1 (the tools run at once, alongside the tests: the tools
+# load the CPU, not the GPU; never together with the benchmark), PYTEST_ARGS, TEST_FILES (or none),
 # INDUCTOR_CXX, CTEST=1 (the C++ tests too: make test-cpp; GTEST_SOURCE names GoogleTest
 # sources when the machine has no libgtest). Every test file runs, the slow huge-tensor ones
 # (tests/test_huge.py) too. Each log line carries the time and the seconds since the start;
