@@ -46,9 +46,9 @@ bool is_dense_copy(const LayoutPlan& plan) {
 
 // TORCH_TRANSPOSE_ONE_BLOCK_PER_ITEM=0 caps every grid at 64 blocks per SM, each block looping
 // over items a grid apart (read once; for A/B runs and tests of the loop).
-Override one_block_per_item_override() {
-  static const Override setting = env_override("TORCH_TRANSPOSE_ONE_BLOCK_PER_ITEM");
-  return setting;
+bool grids_capped() {
+  static const bool capped = env_switched_off("TORCH_TRANSPOSE_ONE_BLOCK_PER_ITEM");
+  return capped;
 }
 
 // Blocks for `work_items` tiles, groups or chunks: one block per item, so the blocks resident at
@@ -63,8 +63,7 @@ Override one_block_per_item_override() {
 // GB a tensor), which lost 0.941 -> 0.912 in session 12's A/B and gained 0.950 -> 0.960 in
 // session 13's, on another machine (uncapped, 0.912-0.960 across the machines of both sessions).
 unsigned int grid_for(int64_t work_items, int sm_count) {
-  const bool capped = one_block_per_item_override() == Override::Never;
-  const int64_t cap = capped ? static_cast<int64_t>(std::max(sm_count, 1)) * 64 : std::numeric_limits<int32_t>::max();
+  const int64_t cap = grids_capped() ? static_cast<int64_t>(std::max(sm_count, 1)) * 64 : std::numeric_limits<int32_t>::max();
   return static_cast<unsigned int>(std::max<int64_t>(1, std::min(work_items, cap)));
 }
 
