@@ -45,6 +45,13 @@ inline bool box_tile_enabled() {
   return enabled;
 }
 
+// TORCH_TRANSPOSE_BOX_HALF_STORES=0 keeps 16-byte stores (and their carry walk) on store sides
+// whose d0 is whole 8-byte but not whole 16-byte vectors (read once; for A/B runs).
+inline bool box_half_stores() {
+  static const bool on = !env_switched_off("TORCH_TRANSPOSE_BOX_HALF_STORES");
+  return on;
+}
+
 // One side's walk of the tile.
 struct BoxSide {
   int e0 = 1, e1 = 1;          // extents of d0 and d1 (d2's follows from the tile size)
@@ -316,6 +323,13 @@ inline bool make_box_tile_args(const LayoutPlan& plan, uintptr_t in_address, uin
 
   load_vector_elems = side_vector_elems(load, chunked, chunked.in_strides, in_address);
   store_vector_elems = side_vector_elems(sides.store, chunked, chunked.out_strides, out_address);
+  // A store side whose d0 is whole 8-byte but not whole 16-byte vectors (the 5-D case: d0 = 30
+  // floats) stores 8 bytes at a time: no vector then wraps from one d0 line to the next, so the
+  // walk needs no carries, and whatever aligns 16-byte vectors aligns half ones. H200, same-call
+  // A/B, two calls of two rounds: 5-D 0.832-0.833 -> 0.838 and 0.834-0.835 -> 0.837.
+  if (box_half_stores() && store_vector_elems > 2 && sides.store.extent[0] % store_vector_elems != 0 &&
+      sides.store.extent[0] % (store_vector_elems / 2) == 0)
+    store_vector_elems /= 2;
   const int64_t tile_elems = ab * chunk;
   args.load = make_side(load, load_smem, load_vector_elems, tile_elems);
   args.store = make_side(sides.store, store_smem, store_vector_elems, tile_elems);

@@ -58,10 +58,10 @@ bool grids_capped() {
 // 16384² 0.944 -> 0.975, (2, 1, 0) 0.915 -> 0.929, 12345x6789 (window tiles) 0.896 -> 0.924,
 // 8191x8193 0.923 -> 0.937, 8193x8193[1:, 1:] 0.920 -> 0.935, 4194304x16 (narrow) 0.947 ->
 // 0.961, 16x4194304 0.968 -> 0.976, 5-D (box tiles) 0.828 -> 0.837; within +-0.003 on 1-byte
-// tiles, row copies and flat tiles. Two cases are open: the 4-D reversal (0.937 -> 0.930 in
-// session 12, 0.935 both ways in session 13), and 8-byte tiles at 16384² (fp64, complex64; 4.3
-// GB a tensor), which lost 0.941 -> 0.912 in session 12's A/B and gained 0.950 -> 0.960 in
-// session 13's, on another machine (uncapped, 0.912-0.960 across the machines of both sessions).
+// tiles, row copies and flat tiles. The 4-D reversal is open (0.937 -> 0.930 in session 12,
+// 0.935 both ways in session 13). 8-byte tiles at 16384² (fp64, complex64; 4.3 GB a tensor)
+// lost with one block per tile in three A/Bs of four; they now walk tile streams instead
+// (tile_order.cuh), which beat both grids.
 unsigned int grid_for(int64_t work_items, int sm_count) {
   const int64_t cap = grids_capped() ? static_cast<int64_t>(std::max(sm_count, 1)) * 64 : std::numeric_limits<int32_t>::max();
   return static_cast<unsigned int>(std::max<int64_t>(1, std::min(work_items, cap)));
@@ -113,6 +113,17 @@ bool launch_box_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_t s
     return false;
   const size_t smem = static_cast<size_t>(args.smem_elems) * sizeof(T);
   const unsigned int grid = grid_for(args.total_tiles, sm_count);
+  if constexpr (kFullVector<T> >= 4) {  // 8-byte stores (make_box_tile_args says when)
+    constexpr int kHalf = kFullVector<T> / 2;
+    if (store_v == kHalf) {
+      if (load_v > 1) {
+        launch_kernel(box_tile_transpose_kernel<T, kFullVector<T>, kHalf>, grid, kThreads, smem, stream, in, out, args);
+      } else {
+        launch_kernel(box_tile_transpose_kernel<T, 1, kHalf>, grid, kThreads, smem, stream, in, out, args);
+      }
+      return true;
+    }
+  }
   with_side_vectors<kFullVector<T>>(load_v, store_v, [&](auto vin, auto vout) {
     launch_kernel(box_tile_transpose_kernel<T, vin.value, vout.value>, grid, kThreads, smem, stream, in, out, args);
   });
@@ -216,13 +227,22 @@ void launch_transpose(const LayoutPlan& plan, const T* in, T* out, cudaStream_t 
       return;
     }
   }
-  const SquareTileArgs args = SquareTileArgs::make(plan, kTile);
-  const unsigned int grid = grid_for(args.order.total, sm_count);
+  SquareTileArgs args = SquareTileArgs::make(plan, kTile);
   if (plan.needs_64bit_index) {
-    launch_kernel(tile_transpose_kernel<T, 1, int64_t>, grid, kThreads, 0, stream, in, out, args);
-  } else {
-    launch_kernel(tile_transpose_kernel<T, V, int32_t>, grid, kThreads, 0, stream, in, out, args);
+    launch_kernel(tile_transpose_kernel<T, 1, int64_t>, grid_for(args.order.total, sm_count), kThreads, 0, stream, in, out,
+                  args);
+    return;
   }
+  if constexpr (V == kFullVector<T>) {
+    args.streams = TileStreams::make(args.order.total, tile_stream_shift(args.order.total, sizeof(T)));
+    if (args.streams.shift != 0) {
+      launch_kernel(tile_transpose_kernel<T, V, int32_t, kTile, true>, grid_for(args.streams.slots, sm_count), kThreads, 0,
+                    stream, in, out, args);
+      return;
+    }
+  }
+  launch_kernel(tile_transpose_kernel<T, V, int32_t>, grid_for(args.order.total, sm_count), kThreads, 0, stream, in, out,
+                args);
 }
 
 template <typename T, int V>

@@ -11,9 +11,34 @@
 // A/B (bench/results/h200-ab-tile-band-*.md); not kept.
 #pragma once
 
+#include "../env_switch.h"
 #include "cuda_common.cuh"
 
 namespace torch_transpose {
+
+// Tile streams: consecutive blocks take their tiles from K streams, each a contiguous 1/K of the
+// walk, so that the tiles resident at once lie in K bands of the tensors instead of one. Only
+// 8-byte square tiles of 1 GiB or more take them (4 streams): H200, same-call A/B, fp64 and
+// complex64 16384² 0.937-0.938 and 0.919 with one stream, 0.944 with grids capped at 64 blocks
+// per SM (whose blocks drift apart into several bands; capped won three A/Bs of four over
+// sessions 12-14), 0.956-0.957 with 4 streams, 0.945-0.946 with 16. Every other case lost
+// with streams (fp32 8192² 0.973 -> 0.963 with 4, 16384² 0.974 -> 0.955; fp64 8192² 0.971 ->
+// 0.963-0.967), as it did with tiles walked in groups of tile rows (session 14) or bands (v7):
+// why one band suits all but the largest 8-byte tiles is not known (bench/NOTES.md v16).
+// TORCH_TRANSPOSE_TILE_STREAMS=K (1, 2, 4, ... 64) sets K for every full-width vector square
+// tile plan instead (A/B runs and tests).
+constexpr int kWideTileStreamShift = 2;           // 4 streams
+constexpr int64_t kWideTileStreamsMinTiles = 32768;  // 64 x 64 tiles of 8 bytes: 1 GiB
+
+inline int tile_stream_shift(int64_t tiles, int element_bytes) {
+  static const long long forced = env_int_in_range("TORCH_TRANSPOSE_TILE_STREAMS", 0, 64, 0);
+  if (forced > 0) {
+    int log2 = 0;
+    while ((1LL << (log2 + 1)) <= forced) ++log2;
+    return log2;
+  }
+  return element_bytes == 8 && tiles >= kWideTileStreamsMinTiles ? kWideTileStreamShift : 0;
+}
 
 struct TileOrder {
   int64_t tiles_a = 1, tiles_b = 1, total = 0;
@@ -51,6 +76,28 @@ struct TileOrder {
   }
 };
 
+// Tile streams (tile_stream_shift): slot s takes tile (s % K) * stream_len + s / K, which may
+// lie past the last tile (slots is K * stream_len; the kernel skips those slots).
+struct TileStreams {
+  int shift = 0;  // log2 K; 0: one stream, slot s is tile s
+  int64_t stream_len = 0, slots = 0;
+
+  static TileStreams make(int64_t total, int shift) {
+    TileStreams streams;
+    streams.slots = total;
+    if (shift > 0 && total >= (int64_t{1} << shift)) {
+      streams.shift = shift;
+      streams.stream_len = ceil_div(total, int64_t{1} << shift);
+      streams.slots = streams.stream_len << shift;
+    }
+    return streams;
+  }
+
+  __device__ __forceinline__ int64_t tile_of_slot(int64_t s) const {
+    return (s & ((int64_t{1} << shift) - 1)) * stream_len + (s >> shift);
+  }
+};
+
 // Where one tile lies: its tile row and column, and its batch item's offsets on both sides.
 struct TileSpot {
   int64_t ta, tb, in_off, out_off;
@@ -60,6 +107,7 @@ struct TileSpot {
 struct SquareTileArgs : FastDims {
   TileOrder order;
   DeviceBatchIndexer batch;
+  TileStreams streams;  // one stream unless the launcher sets it (the square tile kernel only)
 
   // Tiles of `tile` x `tile` elements; extra_b more elements along b are covered (the window
   // kernel's shifted windows start up to that many elements before their tile).

@@ -166,8 +166,8 @@ __device__ __forceinline__ void scalar_edge_tile(const T* __restrict__ src, T* _
 // kTile: TileShape's side, or kWideByteTile for 1-byte vector tiles. Tiles above 48 KB live in
 // dynamic shared memory (the launcher opts the kernel in). A minimum of 0 blocks per SM leaves
 // ptxas its own register choice; an explicit 1 let it take 98-254 registers (int8 fell from 0.91
-// to 0.75 of copy, bench/NOTES.md v9).
-template <typename T, int V, typename Index, int kTile = TileShape<sizeof(T)>::kTile>
+// to 0.75 of copy, bench/NOTES.md v9). kStreams: blocks walk args.streams' slots (tile_order.cuh).
+template <typename T, int V, typename Index, int kTile = TileShape<sizeof(T)>::kTile, bool kStreams = false>
 __global__ void __launch_bounds__(kThreads, kTile == kWideByteTile ? kWideByteTileBlocksPerSm : 0)
 tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const SquareTileArgs args) {
   constexpr int kPitch = kTile + TilePad<sizeof(T)>::kPad;  // scalar layout
@@ -180,7 +180,9 @@ tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const Squar
   const Index in_sa = static_cast<Index>(args.in_sa), in_sb = static_cast<Index>(args.in_sb);
   const Index out_sa = static_cast<Index>(args.out_sa), out_sb = static_cast<Index>(args.out_sb);
 
-  for (int64_t t = blockIdx.x; t < args.order.total; t += gridDim.x) {
+  for (int64_t slot = blockIdx.x; slot < (kStreams ? args.streams.slots : args.order.total); slot += gridDim.x) {
+    const int64_t t = kStreams ? args.streams.tile_of_slot(slot) : slot;
+    if (kStreams && t >= args.order.total) continue;  // the last stream's unused slots (whole blocks)
     const TileSpot spot = args.locate(t);
     const T* src = in + spot.in_off;
     T* dst = out + spot.out_off;
