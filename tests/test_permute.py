@@ -78,6 +78,24 @@ def test_row_copies_whose_groups_step_through_one_dim(device, dtype):
         assert_only_view_written(buf, view, expected, before)
 
 
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.bfloat16, torch.float32], ids=str)
+def test_box_tiles_whose_output_lines_are_half_vectors(device, dtype):
+    # The 5-D permute's layout with output lines (d0) of 30, 24 and 12 elements: on CUDA the box
+    # tile kernel stores 8 bytes at a time where d0 is whole 8-byte but not 16-byte vectors
+    # (fp32 30, uint8 24, bf16 12), 16 bytes where it is whole 16-byte vectors. Into a fresh
+    # tensor and into a guarded view of a larger buffer.
+    dims = (4, 2, 0, 3, 1)
+    for d0 in (30, 24, 12):
+        x = random_bits((2, d0, 3, 50, 60), dtype, device)
+        expected = reference(x, dims)
+        assert_bits_equal(tt.permute(x, dims), expected)
+        buf = poisoned(tuple(s + 2 for s in expected.shape), dtype, device)
+        view = buf[tuple(slice(1, 1 + s) for s in expected.shape)]
+        before = buf.clone()
+        tt.permute(x, dims, out=view)
+        assert_only_view_written(buf, view, expected, before)
+
+
 @pytest.mark.parametrize("dtype", [torch.uint8, torch.float16, torch.float32, torch.complex128], ids=str)
 def test_dense_copies_into_fresh_and_guarded_outputs(device, dtype):
     # A permute whose input is already in the output's order is one dense run on both sides

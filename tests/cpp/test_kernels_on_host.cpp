@@ -287,8 +287,8 @@ TEST(KernelsOnHost, TileOrderVisitsEveryTileOnce) {
   }
 }
 
-// Tile streams (the TORCH_TRANSPOSE_TILE_STREAMS experiment): the slots map onto every tile
-// once, with fewer than K slots left over.
+// Tile streams (tile_order.cuh): the slots map onto every tile once, with fewer than K slots
+// left over.
 TEST(KernelsOnHost, TileStreamsVisitEveryTileOnce) {
   for (const auto& shape : std::vector<std::array<int64_t, 3>>{{10, 7, 3}, {1, 5, 1}, {17, 4, 2}, {3, 3, 5}, {64, 64, 1}}) {
     for (int shift = 1; shift <= 3; ++shift) {
@@ -374,6 +374,9 @@ std::vector<Case> box_cases(int e) {
       permute_case({64, 5, 12}, {0, 2, 1}, e),
   };
   cases.push_back(out_slice_case(e));
+  // Output lines (d0) of 24 and 12 elements: 8-byte stores for 1- and 2-byte elements.
+  cases.push_back(permute_case({2, 24, 3, 50, 60}, {4, 2, 0, 3, 1}, e));
+  cases.push_back(permute_case({2, 12, 3, 50, 60}, {4, 2, 0, 3, 1}, e));
   return cases;
 }
 
