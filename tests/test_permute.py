@@ -62,6 +62,18 @@ def test_attention_and_channels_last_layouts(device):
     assert_bits_equal(tt.permute(nhwc, (0, 3, 1, 2)), reference(nhwc, (0, 3, 1, 2)))
 
 
+def check_fresh_and_guarded_outputs(x, dims):
+    """tt.permute into a fresh tensor, and into a view one element in from every edge of a
+    poisoned buffer, equals x.permute(dims).contiguous() and writes nothing else."""
+    expected = reference(x, dims)
+    assert_bits_equal(tt.permute(x, dims), expected)
+    buf = poisoned(tuple(s + 2 for s in expected.shape), x.dtype, x.device)
+    view = buf[tuple(slice(1, 1 + s) for s in expected.shape)]
+    before = buf.clone()
+    tt.permute(x, dims, out=view)
+    assert_only_view_written(buf, view, expected, before)
+
+
 @pytest.mark.parametrize("dtype", [torch.uint8, torch.bfloat16, torch.float32, torch.complex128], ids=str)
 def test_row_copies_whose_groups_step_through_one_dim(device, dtype):
     # Copies of short rows whose last batch dim splits into whole groups of rows: each thread
@@ -69,13 +81,7 @@ def test_row_copies_whose_groups_step_through_one_dim(device, dtype):
     # into a guarded view of a larger buffer.
     for shape, dims in [((2, 512, 3, 32), (0, 2, 1, 3)), ((512, 8, 32), (1, 0, 2))]:
         x = random_bits(shape, dtype, device)
-        expected = reference(x, dims)
-        assert_bits_equal(tt.permute(x, dims), expected)
-        buf = poisoned(tuple(s + 2 for s in expected.shape), dtype, device)
-        view = buf[tuple(slice(1, 1 + s) for s in expected.shape)]
-        before = buf.clone()
-        tt.permute(x, dims, out=view)
-        assert_only_view_written(buf, view, expected, before)
+        check_fresh_and_guarded_outputs(x, dims)
 
 
 @pytest.mark.parametrize("dtype", [torch.uint8, torch.bfloat16, torch.float32], ids=str)
@@ -87,13 +93,7 @@ def test_box_tiles_whose_output_lines_are_half_vectors(device, dtype):
     dims = (4, 2, 0, 3, 1)
     for d0 in (30, 24, 12):
         x = random_bits((2, d0, 3, 50, 60), dtype, device)
-        expected = reference(x, dims)
-        assert_bits_equal(tt.permute(x, dims), expected)
-        buf = poisoned(tuple(s + 2 for s in expected.shape), dtype, device)
-        view = buf[tuple(slice(1, 1 + s) for s in expected.shape)]
-        before = buf.clone()
-        tt.permute(x, dims, out=view)
-        assert_only_view_written(buf, view, expected, before)
+        check_fresh_and_guarded_outputs(x, dims)
 
 
 @pytest.mark.parametrize("dtype", [torch.uint8, torch.float16, torch.float32, torch.complex128], ids=str)
