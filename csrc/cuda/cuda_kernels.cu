@@ -69,11 +69,16 @@ unsigned int grid_for(int64_t work_items, int sm_count) {
 
 // Calls launch(std::integral_constant<int, VIN>, std::integral_constant<int, VOUT>) with each
 // side's vector width, 16 bytes (kFull elements) or one element: the flat and box tile kernels
-// are instantiated for those four pairs only.
-template <int kFull, typename Launch>
+// are instantiated for those four pairs only. kHalfStores (the box kernel, kFull >= 4): a store
+// width of kFull / 2 (8 bytes) is passed on too, with either load width.
+template <int kFull, bool kHalfStores = false, typename Launch>
 void with_side_vectors(int load_v, int store_v, Launch&& launch) {
   using Full = std::integral_constant<int, kFull>;
   using One = std::integral_constant<int, 1>;
+  if constexpr (kHalfStores && kFull >= 4) {
+    using Half = std::integral_constant<int, kFull / 2>;
+    if (store_v == Half::value) return load_v > 1 ? launch(Full{}, Half{}) : launch(One{}, Half{});
+  }
   if (load_v > 1 && store_v > 1) {
     launch(Full{}, Full{});
   } else if (load_v > 1) {
@@ -113,18 +118,8 @@ bool launch_box_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_t s
     return false;
   const size_t smem = static_cast<size_t>(args.smem_elems) * sizeof(T);
   const unsigned int grid = grid_for(args.total_tiles, sm_count);
-  if constexpr (kFullVector<T> >= 4) {  // 8-byte stores (make_box_tile_args says when)
-    constexpr int kHalf = kFullVector<T> / 2;
-    if (store_v == kHalf) {
-      if (load_v > 1) {
-        launch_kernel(box_tile_transpose_kernel<T, kFullVector<T>, kHalf>, grid, kThreads, smem, stream, in, out, args);
-      } else {
-        launch_kernel(box_tile_transpose_kernel<T, 1, kHalf>, grid, kThreads, smem, stream, in, out, args);
-      }
-      return true;
-    }
-  }
-  with_side_vectors<kFullVector<T>>(load_v, store_v, [&](auto vin, auto vout) {
+  // 8-byte stores where make_box_tile_args chose them.
+  with_side_vectors<kFullVector<T>, /*kHalfStores=*/true>(load_v, store_v, [&](auto vin, auto vout) {
     launch_kernel(box_tile_transpose_kernel<T, vin.value, vout.value>, grid, kThreads, smem, stream, in, out, args);
   });
   return true;
@@ -228,9 +223,9 @@ void launch_transpose(const LayoutPlan& plan, const T* in, T* out, cudaStream_t 
     }
   }
   SquareTileArgs args = SquareTileArgs::make(plan, kTile);
+  const unsigned int grid = grid_for(args.order.total, sm_count);
   if (plan.needs_64bit_index) {
-    launch_kernel(tile_transpose_kernel<T, 1, int64_t>, grid_for(args.order.total, sm_count), kThreads, 0, stream, in, out,
-                  args);
+    launch_kernel(tile_transpose_kernel<T, 1, int64_t>, grid, kThreads, 0, stream, in, out, args);
     return;
   }
   if constexpr (V == kFullVector<T>) {
@@ -241,8 +236,7 @@ void launch_transpose(const LayoutPlan& plan, const T* in, T* out, cudaStream_t 
       return;
     }
   }
-  launch_kernel(tile_transpose_kernel<T, V, int32_t>, grid_for(args.order.total, sm_count), kThreads, 0, stream, in, out,
-                args);
+  launch_kernel(tile_transpose_kernel<T, V, int32_t>, grid, kThreads, 0, stream, in, out, args);
 }
 
 template <typename T, int V>
