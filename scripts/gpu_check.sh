@@ -164,10 +164,13 @@ done
 # kernel one block per item), so the paths the library no longer takes by default keep GPU
 # coverage; and with 4 tile streams for every square tile plan (the library gives them only to
 # 8-byte tiles of 1 GiB or more) and 16-byte box stores with carries where d0 is whole 8-byte
-# vectors only (the library stores 8 bytes there).
+# vectors only (the library stores 8 bytes there); and with compact tiles for every plan of
+# whole compact tiles and narrow block tiles in both directions (the library gives them to
+# 2-byte plans whose usual tiles have edges, and to dense outputs only).
 if [[ ${TEST_FILES:-} != none ]]; then
   older_paths=(TORCH_TRANSPOSE_DIRECT=0 TORCH_TRANSPOSE_NARROW_PAIRS=1 TORCH_TRANSPOSE_VECTOR_ROWS=0
-               TORCH_TRANSPOSE_ONE_BLOCK_PER_ITEM=0 TORCH_TRANSPOSE_TILE_STREAMS=4 TORCH_TRANSPOSE_BOX_HALF_STORES=0)
+               TORCH_TRANSPOSE_ONE_BLOCK_PER_ITEM=0 TORCH_TRANSPOSE_TILE_STREAMS=4 TORCH_TRANSPOSE_BOX_HALF_STORES=0
+               TORCH_TRANSPOSE_COMPACT_TILE=1 TORCH_TRANSPOSE_NARROW_BLOCK=1)
   env "${older_paths[@]}" python3 -m pytest tests/test_transpose.py tests/test_permute.py -m cuda -q -p no:cacheprovider \
     > "$OUT/pytest.tmp" 2>&1
   rc=$?

@@ -96,6 +96,41 @@ def test_box_tiles_whose_output_lines_are_half_vectors(device, dtype):
         check_fresh_and_guarded_outputs(x, dims)
 
 
+def check_output_in_aligned_window(x, dims, left):
+    """tt.permute into columns [left, left + n) of rows padded by 2 * left: rows stay 16-byte
+    aligned when left is a multiple of 16 bytes, so full-vector kernels can take the view."""
+    expected = reference(x, dims)
+    n = expected.shape[-1]
+    buf = poisoned(tuple(expected.shape[:-1]) + (n + 2 * left,), x.dtype, x.device)
+    view = buf[..., left:left + n]
+    before = buf.clone()
+    tt.permute(x, dims, out=view)
+    assert_only_view_written(buf, view, expected, before)
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=str)
+def test_two_byte_tiles_of_whole_64_element_lines(device, dtype):
+    # Fast dims of whole 64- but not 128-element tiles (NCHW -> NHWC with H x W = 1344 = 21 x 64,
+    # and back; 192 x 320): on CUDA these take compact 64 x 64 tiles (compact_tile_transpose.cuh).
+    # Fresh outputs, guarded views one element in (narrower vectors: other kernels), and views
+    # 64 elements in, which keep 16-byte rows.
+    for shape, dims in [((2, 128, 24, 56), (0, 2, 3, 1)), ((2, 24, 56, 128), (0, 3, 1, 2)), ((192, 320), (1, 0))]:
+        x = random_bits(shape, dtype, device)
+        check_fresh_and_guarded_outputs(x, dims)
+        check_output_in_aligned_window(x, dims, 64)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int32], ids=str)
+def test_sixteen_lines_into_dense_rows(device, dtype):
+    # 16 lines of 4-byte elements into rows of 16, the lines a whole number of 128-element tiles:
+    # on CUDA the narrow block kernel (narrow_block_transpose.cuh). Batched, and lines with a gap.
+    for x in [random_bits((16, 4096), dtype, device), random_bits((3, 16, 1536), dtype, device),
+              random_bits((16, 2576), dtype, device)[:, :2560]]:
+        dims = tuple(range(x.dim() - 2)) + (x.dim() - 1, x.dim() - 2)
+        check_fresh_and_guarded_outputs(x, dims)
+        check_output_in_aligned_window(x, dims, 16)
+
+
 @pytest.mark.parametrize("dtype", [torch.uint8, torch.float16, torch.float32, torch.complex128], ids=str)
 def test_dense_copies_into_fresh_and_guarded_outputs(device, dtype):
     # A permute whose input is already in the output's order is one dense run on both sides

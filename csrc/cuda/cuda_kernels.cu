@@ -19,8 +19,10 @@
 #include "../env_switch.h"
 #include "../kernels.h"
 #include "box_tile_transpose.cuh"
+#include "compact_tile_transpose.cuh"
 #include "direct_transpose.cuh"
 #include "flat_tile_transpose.cuh"
+#include "narrow_block_transpose.cuh"
 #include "narrow_transpose.cuh"
 #include "row_copy.cuh"
 #include "tile_transpose.cuh"
@@ -135,6 +137,14 @@ void launch_narrow_or_flat(const LayoutPlan& plan, const T* in, T* out, cudaStre
     if (launch_box_tile<T>(plan, in, out, stream, sm_count)) return;
     return launch_flat_tile<T>(plan, in, out, stream, sm_count);
   }
+  if (wants_narrow_block<T>(args, dense_in)) {
+    const auto* src = reinterpret_cast<const uint32_t*>(in);
+    auto* dst = reinterpret_cast<uint32_t*>(out);
+    const unsigned int grid = grid_for(args.total_tiles, sm_count);
+    dense_in ? launch_kernel(narrow_block_transpose_kernel<true>, grid, kThreads, 0, stream, src, dst, args)
+             : launch_kernel(narrow_block_transpose_kernel<false>, grid, kThreads, 0, stream, src, dst, args);
+    return;
+  }
   const int parts = narrow_warps_per_tile(args.n);
   const unsigned int grid = grid_for(ceil_div(args.total_tiles, kNarrowWarps / parts), sm_count);
   const size_t smem = narrow_smem_bytes<T>(args, parts);
@@ -219,6 +229,14 @@ void launch_transpose(const LayoutPlan& plan, const T* in, T* out, cudaStream_t 
       const SquareTileArgs small = SquareTileArgs::make(plan, kSmall);
       launch_kernel(tile_transpose_kernel<T, V, int32_t, kSmall>, grid_for(small.order.total, sm_count), kThreads, 0,
                     stream, in, out, small);
+      return;
+    }
+  }
+  if constexpr (V > 1 && V == kFullVector<T>) {
+    if (wants_compact_tiles<T>(plan)) {
+      const SquareTileArgs compact = SquareTileArgs::make(plan, CompactTileShape<sizeof(T)>::kTile);
+      launch_kernel(compact_tile_transpose_kernel<T, V>, grid_for(compact.order.total, sm_count), kCompactThreads, 0,
+                    stream, in, out, compact);
       return;
     }
   }

@@ -104,14 +104,14 @@ constexpr int kStaticSmemBytes = 48 * 1024;  // the most a block may declare sta
 // `edge` (106 as a template flag), 4-byte 62 -> 64; but 1-byte 62 -> 126 (int8 fell from 0.91
 // to 0.72 of copy) and 8-byte 64 -> 121 (fp64 fell from 0.97 to 0.83), so those keep scalar
 // edges (kVectorEdges).
-template <typename T, int V, int kTile, typename Index, typename Args>
+template <typename T, int V, int kTile, typename Index, typename Args, int kBlock = kThreads>
 __device__ __forceinline__ void vector_tile(bool edge, const T* __restrict__ src, T* __restrict__ dst, Index a0, Index b0,
                                             Index in_sb, Index out_sa, const Args& args, T* tile,
                                             Vec<T, V>* chunks) {
   constexpr int kTx = kTile / V;       // threads (and chunks) per tile row
-  constexpr int kTy = kThreads / kTx;  // tile rows per pass
+  constexpr int kTy = kBlock / kTx;  // tile rows per pass
   constexpr int kIters = kTile / kTy;
-  static_assert(kTile % V == 0 && kThreads % kTx == 0 && (kTx & (kTx - 1)) == 0, "tile must split evenly");
+  static_assert(kTile % V == 0 && kBlock % kTx == 0 && (kTx & (kTx - 1)) == 0, "tile must split evenly");
   const int tx = threadIdx.x % kTx, ty = threadIdx.x / kTx;
   // Whether this thread's vector column is inside dim a (load) and dim b (store).
   const bool a_inside = static_cast<int64_t>(a0) + tx * V < args.size_a;

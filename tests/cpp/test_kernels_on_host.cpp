@@ -434,6 +434,25 @@ TEST(KernelsOnHost, NarrowDenseAndLines) {
   }
 }
 
+// Whole 128-byte-row square tiles and 128 x 16 narrow tiles of 4-byte elements: the shapes that
+// the compact tile and narrow block kernels take under TORCH_TRANSPOSE_COMPACT_TILE=1 and
+// TORCH_TRANSPOSE_NARROW_BLOCK=1 (ctest's forced run); the other runs send them elsewhere.
+TEST(KernelsOnHost, CompactTilesAndNarrowBlocks) {
+  // Each case has more than the direct kernel's 32768 elements.
+  for (int e : kWidths) {
+    check_case(permute_case({256, 384}, {1, 0}, e));
+    check_case(permute_case({3, 128, 256}, {0, 2, 1}, e));
+    check_case(permute_case({256, 256}, {1, 0}, e, {288, 1}));  // rows with a gap, still aligned
+    check_case(into_view(permute_case({256, 256}, {1, 0}, e), {288, 1}, 16, "buf[:, 16:272]"));
+    check_case(permute_case({16, 4096}, {1, 0}, e));   // lines in, dense out
+    check_case(permute_case({4096, 16}, {1, 0}, e));   // dense in, lines out
+    check_case(permute_case({3, 16, 1536}, {0, 2, 1}, e));
+    check_case(permute_case({3, 1536, 16}, {0, 2, 1}, e));
+    check_case(permute_case({16, 2560}, {1, 0}, e, {2576, 1}));  // lines with a gap
+    check_case(into_view(permute_case({2560, 16}, {1, 0}, e), {2688, 1}, 64, "buf[:, 64:2624]"));
+  }
+}
+
 // Warp pairs share narrow tiles from N = 7 (narrow_transpose.cuh says why), unless the switch
 // forces one way.
 TEST(KernelsOnHost, NarrowPairsRule) {
