@@ -1,5 +1,6 @@
 // Square tiles of one 128-byte line per tile row in 128-thread blocks (64 x 64 for 2-byte
-// elements, 32 x 32 for 4-byte), shaped like Inductor's generated transposes: ncu on the H200
+// elements; 128, 32 and 16 wide for 1-, 4- and 8-byte ones under the switch), shaped like
+// Inductor's generated transposes: ncu on the H200
 // (bench/NOTES.md v17) put torch.compile's kernel for (0, 2, 1) on 1024x1024x64 at 100%
 // theoretical occupancy, one 4 KB tile per 128-thread block at 25 registers, where our 64 x 64
 // fp32 tiles run 256 threads at 64 registers (50%). Each thread has kTile / 16 loads in flight;

@@ -109,7 +109,7 @@ __device__ __forceinline__ void vector_tile(bool edge, const T* __restrict__ src
                                             Index in_sb, Index out_sa, const Args& args, T* tile,
                                             Vec<T, V>* chunks) {
   constexpr int kTx = kTile / V;       // threads (and chunks) per tile row
-  constexpr int kTy = kBlock / kTx;  // tile rows per pass
+  constexpr int kTy = kBlock / kTx;    // tile rows per pass
   constexpr int kIters = kTile / kTy;
   static_assert(kTile % V == 0 && kBlock % kTx == 0 && (kTx & (kTx - 1)) == 0, "tile must split evenly");
   const int tx = threadIdx.x % kTx, ty = threadIdx.x / kTx;
