@@ -7,7 +7,8 @@
 // H200, same-call A/Bs in two calls, two rounds each (bench/NOTES.md v17): 16x4194304 0.972-0.975
 // -> 0.977-0.979. The other direction lost (4194304x16 0.959-0.962 -> 0.949-0.950), so dense
 // inputs stay with the warp-pair kernel. Loads through ld.global or ld.global.L1::evict_last
-// (Triton's) instead of the read-only path: no change (0.977 all three).
+// (Triton's L1 hint, without its L2 policy) instead of the read-only path: no change (0.977
+// all three).
 //
 // Shared memory holds the 16 lines of 128 elements unpadded; 16-byte chunk c of line i sits at
 // chunk c ^ (2 * ((i / 4) % 4)). A dense-side vector (position w, lines 4a..4a+3) then reads or
