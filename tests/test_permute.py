@@ -62,16 +62,21 @@ def test_attention_and_channels_last_layouts(device):
     assert_bits_equal(tt.permute(nhwc, (0, 3, 1, 2)), reference(nhwc, (0, 3, 1, 2)))
 
 
+def check_permute_into_view(x, dims, buf, view):
+    """tt.permute(x, dims, out=view) writes x.permute(dims).contiguous() into view and leaves
+    the rest of the poisoned buffer buf as it was."""
+    before = buf.clone()
+    tt.permute(x, dims, out=view)
+    assert_only_view_written(buf, view, reference(x, dims), before)
+
+
 def check_fresh_and_guarded_outputs(x, dims):
     """tt.permute into a fresh tensor, and into a view one element in from every edge of a
     poisoned buffer, equals x.permute(dims).contiguous() and writes nothing else."""
     expected = reference(x, dims)
     assert_bits_equal(tt.permute(x, dims), expected)
     buf = poisoned(tuple(s + 2 for s in expected.shape), x.dtype, x.device)
-    view = buf[tuple(slice(1, 1 + s) for s in expected.shape)]
-    before = buf.clone()
-    tt.permute(x, dims, out=view)
-    assert_only_view_written(buf, view, expected, before)
+    check_permute_into_view(x, dims, buf, buf[tuple(slice(1, 1 + s) for s in expected.shape)])
 
 
 @pytest.mark.parametrize("dtype", [torch.uint8, torch.bfloat16, torch.float32, torch.complex128], ids=str)
@@ -99,13 +104,10 @@ def test_box_tiles_whose_output_lines_are_half_vectors(device, dtype):
 def check_output_in_aligned_window(x, dims, left):
     """tt.permute into columns [left, left + n) of rows padded by 2 * left: rows stay 16-byte
     aligned when left is a multiple of 16 bytes, so full-vector kernels can take the view."""
-    expected = reference(x, dims)
-    n = expected.shape[-1]
-    buf = poisoned(tuple(expected.shape[:-1]) + (n + 2 * left,), x.dtype, x.device)
-    view = buf[..., left:left + n]
-    before = buf.clone()
-    tt.permute(x, dims, out=view)
-    assert_only_view_written(buf, view, expected, before)
+    shape = tuple(x.shape[d] for d in dims)
+    n = shape[-1]
+    buf = poisoned(shape[:-1] + (n + 2 * left,), x.dtype, x.device)
+    check_permute_into_view(x, dims, buf, buf[..., left:left + n])
 
 
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=str)
@@ -143,10 +145,7 @@ def test_dense_copies_into_fresh_and_guarded_outputs(device, dtype):
         for start in (1, 2):
             n = expected.numel()
             buf = poisoned((n + 4,), dtype, device)
-            view = buf[start:start + n].view(expected.shape)
-            before = buf.clone()
-            tt.permute(x, dims, out=view)
-            assert_only_view_written(buf, view, expected, before)
+            check_permute_into_view(x, dims, buf, buf[start:start + n].view(expected.shape))
 
 
 @pytest.mark.parametrize("memory_format,shape", [
@@ -182,10 +181,7 @@ def test_identity_permute_into_channels_last_out(device):
 def test_permute_out_into_stepped_view_of_guarded_buffer(device):
     x = random_bits((3, 4, 5), torch.int32, device)
     buf = poisoned((12, 11, 8), torch.int32, device)
-    view = buf[1::2, 2:9:2, 1:4][:5, :4, :3]
-    before = buf.clone()
-    tt.permute(x, (2, 1, 0), out=view)
-    assert_only_view_written(buf, view, reference(x, (2, 1, 0)), before)
+    check_permute_into_view(x, (2, 1, 0), buf, buf[1::2, 2:9:2, 1:4][:5, :4, :3])
 
 
 def test_permute_errors(device):

@@ -137,13 +137,13 @@ void launch_narrow_or_flat(const LayoutPlan& plan, const T* in, T* out, cudaStre
     if (launch_box_tile<T>(plan, in, out, stream, sm_count)) return;
     return launch_flat_tile<T>(plan, in, out, stream, sm_count);
   }
-  if (wants_narrow_block<T>(args, dense_in)) {
-    const auto* src = reinterpret_cast<const uint32_t*>(in);
-    auto* dst = reinterpret_cast<uint32_t*>(out);
-    const unsigned int grid = grid_for(args.total_tiles, sm_count);
-    dense_in ? launch_kernel(narrow_block_transpose_kernel<true>, grid, kThreads, 0, stream, src, dst, args)
-             : launch_kernel(narrow_block_transpose_kernel<false>, grid, kThreads, 0, stream, src, dst, args);
-    return;
+  if constexpr (std::is_same_v<T, uint32_t>) {  // the narrow block kernel is 4-byte only
+    if (wants_narrow_block(args, dense_in)) {
+      const unsigned int grid = grid_for(args.total_tiles, sm_count);
+      dense_in ? launch_kernel(narrow_block_transpose_kernel<true>, grid, kThreads, 0, stream, in, out, args)
+               : launch_kernel(narrow_block_transpose_kernel<false>, grid, kThreads, 0, stream, in, out, args);
+      return;
+    }
   }
   const int parts = narrow_warps_per_tile(args.n);
   const unsigned int grid = grid_for(ceil_div(args.total_tiles, kNarrowWarps / parts), sm_count);

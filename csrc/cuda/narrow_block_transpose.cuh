@@ -93,12 +93,10 @@ narrow_block_transpose_kernel(const uint32_t* __restrict__ in, uint32_t* __restr
   }
 }
 
-// Whether a narrow plan (make_narrow_args) takes this kernel: 4-byte elements, N = 16, the wide
+// Whether a narrow plan of 4-byte elements (make_narrow_args) takes this kernel: N = 16, the wide
 // dim whole tiles, and by the rule above.
-template <typename T>
-bool wants_narrow_block(const NarrowArgs& args, bool dense_in) {
-  return sizeof(T) == 4 && args.n == kNarrowBlockN && args.wide % kNarrowBlockWide == 0 &&
-         decide(narrow_block_override(), !dense_in);
+inline bool wants_narrow_block(const NarrowArgs& args, bool dense_in) {
+  return args.n == kNarrowBlockN && args.wide % kNarrowBlockWide == 0 && decide(narrow_block_override(), !dense_in);
 }
 
 }  // namespace torch_transpose
