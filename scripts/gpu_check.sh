@@ -166,11 +166,12 @@ done
 # 8-byte tiles of 1 GiB or more) and 16-byte box stores with carries where d0 is whole 8-byte
 # vectors only (the library stores 8 bytes there); and with compact tiles for every plan of
 # whole compact tiles and narrow block tiles in both directions (the library gives them to
-# 2-byte plans whose usual tiles have edges, and to dense outputs only).
+# 2-byte plans whose usual tiles have edges, and to dense outputs only); and with the interleave
+# kernel off, so the narrow kernel still meets C = 2..4 against whole-vector planes.
 if [[ ${TEST_FILES:-} != none ]]; then
   older_paths=(TORCH_TRANSPOSE_DIRECT=0 TORCH_TRANSPOSE_NARROW_PAIRS=1 TORCH_TRANSPOSE_VECTOR_ROWS=0
                TORCH_TRANSPOSE_ONE_BLOCK_PER_ITEM=0 TORCH_TRANSPOSE_TILE_STREAMS=4 TORCH_TRANSPOSE_BOX_HALF_STORES=0
-               TORCH_TRANSPOSE_COMPACT_TILE=1 TORCH_TRANSPOSE_NARROW_BLOCK=1)
+               TORCH_TRANSPOSE_COMPACT_TILE=1 TORCH_TRANSPOSE_NARROW_BLOCK=1 TORCH_TRANSPOSE_INTERLEAVE=0)
   env "${older_paths[@]}" python3 -m pytest tests/test_transpose.py tests/test_permute.py -m cuda -q -p no:cacheprovider \
     > "$OUT/pytest.tmp" 2>&1
   rc=$?

@@ -3,8 +3,9 @@
 //                    row_vector_copy (short rows of whole 16-byte vectors), row_group_copy
 //                    (other short rows) or row_chunk_copy (long rows)
 //   Transpose plans: direct_transpose (up to 32768 elements: one thread per element),
-//                    narrow_transpose (a packed fast dim of 2..16 elements against aligned
-//                    lines), box_tile_transpose (both fast dims whole in a tile with a chunk of
+//                    interleave_transpose (a packed fast dim of 2..4 elements against aligned
+//                    lines of 16-byte vectors), narrow_transpose (a packed fast dim of 2..16
+//                    elements against aligned lines), box_tile_transpose (both fast dims whole in a tile with a chunk of
 //                    a batch dim), flat_tile_transpose (any other fast dim under 32 elements) or
 //                    tile_transpose (window_tile_transpose when rows cannot take 16-byte
 //                    vectors on both sides but the output's fast dim has unit stride; tiles
@@ -22,6 +23,7 @@
 #include "compact_tile_transpose.cuh"
 #include "direct_transpose.cuh"
 #include "flat_tile_transpose.cuh"
+#include "interleave_transpose.cuh"
 #include "narrow_block_transpose.cuh"
 #include "narrow_transpose.cuh"
 #include "row_copy.cuh"
@@ -127,10 +129,35 @@ bool launch_box_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_t s
   return true;
 }
 
-// The narrow kernel when the plan fits it (make_narrow_args), else the box tile kernel, else the
-// flat tile kernel.
+// The interleave kernel for each narrow size C; false when the plan does not fit it.
+template <typename T>
+bool launch_interleave(const LayoutPlan& plan, const T* in, T* out, cudaStream_t stream, int sm_count) {
+  if constexpr (sizeof(T) > 8) {
+    return false;  // no two elements share a 16-byte vector
+  } else {
+    InterleaveArgs args;
+    if (!make_interleave_args(plan, reinterpret_cast<uintptr_t>(in), reinterpret_cast<uintptr_t>(out), args))
+      return false;
+    const unsigned int grid = grid_for(ceil_div(args.total_chunks, kInterleaveWarps), sm_count);
+    auto launch = [&](auto c) {
+      args.planar_in ? launch_kernel(interleave_transpose_kernel<T, c.value, true>, grid, kThreads, 0, stream, in, out, args)
+                     : launch_kernel(interleave_transpose_kernel<T, c.value, false>, grid, kThreads, 0, stream, in, out, args);
+    };
+    static_assert(kInterleaveMinC == 2 && kInterleaveMaxC == 4, "one case per narrow size below");
+    switch (args.c) {
+      case 2: launch(std::integral_constant<int, 2>{}); break;
+      case 3: launch(std::integral_constant<int, 3>{}); break;
+      default: launch(std::integral_constant<int, 4>{}); break;
+    }
+    return true;
+  }
+}
+
+// The interleave kernel when the plan fits it, else the narrow kernel (make_narrow_args), else
+// the box tile kernel, else the flat tile kernel.
 template <typename T>
 void launch_narrow_or_flat(const LayoutPlan& plan, const T* in, T* out, cudaStream_t stream, int sm_count) {
+  if (launch_interleave<T>(plan, in, out, stream, sm_count)) return;
   NarrowArgs args;
   bool dense_in = false;
   if (!make_narrow_args(plan, reinterpret_cast<uintptr_t>(in), reinterpret_cast<uintptr_t>(out), args, dense_in)) {

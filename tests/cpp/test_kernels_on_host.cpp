@@ -434,6 +434,56 @@ TEST(KernelsOnHost, NarrowDenseAndLines) {
   }
 }
 
+// Packed fast dims of C = 2..4 against lines of whole 16-byte vectors: the interleave kernel's
+// layouts (unless TORCH_TRANSPOSE_INTERLEAVE=0, as in ctest's forced run, which sends them to the
+// narrow kernel). Each has more than the direct kernel's 32768 elements; the long dim (1200 or
+// 12000) ends inside a warp chunk for every width. The last two fall back: a misaligned base
+// and a long dim that is no multiple of the vector.
+std::vector<Case> interleave_cases(int e, int c) {
+  return {
+      permute_case({10, c, 1200}, {0, 2, 1}, e),                 // NCHW -> NHWC: planar in, dense out
+      permute_case({10, 1200, c}, {0, 2, 1}, e),                 // NHWC -> NCHW
+      permute_case({c, 12000}, {1, 0}, e),                       // 2-D, planar in
+      permute_case({12000, c}, {1, 0}, e),                       // 2-D, dense in
+      permute_case({2, 5, c, 1200}, {1, 0, 3, 2}, e),            // two batch dims
+      permute_case({c, 12000}, {1, 0}, e, {12016, 1}),           // input lines with a gap
+      into_view(permute_case({12000, c}, {1, 0}, e), {12032, 1}, 16, "buf[:, 16:12016]"),  // output lines too
+      permute_case({c, 12000}, {1, 0}, e, {12000, 1}, 1),        // misaligned base
+      permute_case({c, 12001}, {1, 0}, e),                       // 12001: no whole vectors
+  };
+}
+
+TEST(KernelsOnHost, InterleaveLayouts) {
+  for (int e : kWidths)
+    for (int c : {2, 3, 4})  // NarrowDenseAndLines covers C = 5 and up
+      for (const Case& k : interleave_cases(e, c)) check_case(k);
+}
+
+// Which of those plans the interleave kernel takes: the first seven for C = 2..4 and elements of
+// 1 to 8 bytes, in the direction of the case; no misaligned base, no partial vectors, no C = 5,
+// no 16-byte elements.
+TEST(KernelsOnHost, InterleavePlans) {
+  if (!torch_transpose::interleave_enabled()) GTEST_SKIP() << "TORCH_TRANSPOSE_INTERLEAVE=0";
+  for (int e : kWidths) {
+    for (int c : {2, 3, 4, 5}) {
+      const std::vector<Case> cases = interleave_cases(e, c);
+      for (size_t i = 0; i < cases.size(); ++i) {
+        const Case& k = cases[i];
+        SCOPED_TRACE(k.name);
+        const uintptr_t in_address = 4096 + e * k.in_offset, out_address = 4096 + e * k.out_offset;
+        const LayoutPlan plan = plan_of(k, in_address, out_address);
+        torch_transpose::InterleaveArgs args;
+        const bool taken = torch_transpose::make_interleave_args(plan, in_address, out_address, args);
+        const bool expected = e <= 8 && c <= torch_transpose::kInterleaveMaxC && i < 7;
+        ASSERT_EQ(taken, expected) << plan.explain();
+        if (!taken) continue;
+        EXPECT_EQ(args.c, c);
+        EXPECT_EQ(args.planar_in, i == 0 || i == 2 || i == 4 || i == 5);
+      }
+    }
+  }
+}
+
 // Whole 128-byte-row square tiles and 128 x 16 narrow tiles of 4-byte elements: the shapes that
 // the compact tile and narrow block kernels take under TORCH_TRANSPOSE_COMPACT_TILE=1 and
 // TORCH_TRANSPOSE_NARROW_BLOCK=1 (ctest's forced run); the other runs send them elsewhere.

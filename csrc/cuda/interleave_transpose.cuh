@@ -1,0 +1,150 @@
+// Transposes whose narrow fast dim has 2 to 4 elements and is packed on its side: the image
+// layouts with C = 3 (NCHW <-> NHWC, 32x3x224x224), RGBA's C = 4, pairs, and 4194304 x 3.
+//
+// One side is "planar": C lines of the long dim L, unit stride, 16-byte aligned. The other is
+// "dense": the C values of each long position back to back (element (p, c) at p * C + c). A
+// warp owns 32 * V consecutive long positions (V = 16 / element bytes) times all C:
+//   * planar side: lane l moves positions [l*V, l*V + V) of each line, one 16-byte access per
+//     line;
+//   * in registers: lane l's C planar vectors are the same elements as its C dense vectors
+//     (dense element j = position j / C, channel j % C); with C a template parameter that
+//     permutation is register renaming for 4- and 8-byte elements and byte permutes for 1- and
+//     2-byte ones;
+//   * dense side: the warp's 32 * C dense vectors are consecutive, but lane l holds vectors
+//     l*C .. l*C + C - 1; a 16-byte round trip through the warp's slice of shared memory hands
+//     lane l vectors k*32 + l instead, so each dense access instruction covers 512 consecutive
+//     bytes.
+// The narrow kernel (narrow_transpose.cuh), which serves every N from 2 to 16 with N a run-time
+// value, scatters and gathers the dense side element by element in shared memory: bf16 C = 3
+// ran at 0.62-0.67 of copy by GPU time there (77 registers; H200, 2026-11-30, probe in
+// bench/NOTES.md v18).
+#pragma once
+
+#include "../env_switch.h"
+#include "cuda_common.cuh"
+
+namespace torch_transpose {
+
+constexpr int kInterleaveMinC = 2, kInterleaveMaxC = 4;
+constexpr int kInterleaveWarps = kThreads / 32;
+
+// TORCH_TRANSPOSE_INTERLEAVE=0 sends these layouts to the narrow kernel instead (read once; for
+// A/B timing runs and for tests of the narrow kernel on them).
+inline bool interleave_enabled() {
+  static const bool enabled = !env_switched_off("TORCH_TRANSPOSE_INTERLEAVE");
+  return enabled;
+}
+
+struct InterleaveArgs {
+  int c = 0;                     // the narrow dim's size
+  bool planar_in = false;        // planar input, dense output (NCHW -> NHWC); else the reverse
+  int64_t long_size = 0;         // L, a multiple of V
+  int64_t plane_stride = 0;      // planar side: elements between lines (a multiple of V)
+  uint32_t total_chunks = 0;     // batch items x warp chunks per item
+  uint32_t chunks_per_item = 0;
+  FastDivmod by_chunks;          // warp chunk -> (batch item, chunk within the item)
+  DeviceBatchIndexer batch;
+};
+
+// Shared-memory slot of dense vector i in a warp's slice. For even C, lane l's vectors l*C + k
+// would put 8 lanes of one 16-byte access phase on 8 / gcd(C, 8) distinct bank groups only; one
+// slot of padding every 8 spreads them over all 8 (odd C needs none).
+template <int C> __device__ __forceinline__ int interleave_slot(int i) { return C % 2 == 0 ? i + i / 8 : i; }
+template <int C> constexpr int kInterleaveSlots = 32 * C + (C % 2 == 0 ? 4 * C : 0);
+
+template <typename T, int C, bool kPlanarIn>
+__global__ void __launch_bounds__(kThreads)
+interleave_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const InterleaveArgs args) {
+  constexpr int V = 16 / static_cast<int>(sizeof(T));
+  using Chunk = Vec<T, V>;
+  __shared__ Chunk stage[kInterleaveWarps][kInterleaveSlots<C>];
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  Chunk* slice = stage[warp];
+
+  // Every warp of a block makes the same trips (host emulation makes __syncwarp block-wide).
+  for (uint32_t base = blockIdx.x * kInterleaveWarps; base < args.total_chunks; base += gridDim.x * kInterleaveWarps) {
+    const uint32_t w = base + warp;
+    const bool active = w < args.total_chunks;
+    int vectors = 0;  // whole vectors of each line in this chunk (L is a multiple of V)
+    const T* src = in;
+    T* dst = out;
+    if (active) {
+      uint32_t item, chunk;
+      args.by_chunks.divmod(w, item, chunk);
+      int64_t in_off, out_off;
+      args.batch.offsets(item, in_off, out_off);
+      const int64_t p0 = static_cast<int64_t>(chunk) * 32 * V;
+      const int64_t left = args.long_size - p0;
+      vectors = left >= 32 * V ? 32 : static_cast<int>(left / V);
+      src = in + in_off + (kPlanarIn ? p0 : p0 * C);
+      dst = out + out_off + (kPlanarIn ? p0 * C : p0);
+    }
+    const bool lane_on = lane < vectors;
+    Chunk planar[C], dense[C];
+
+    if constexpr (kPlanarIn) {
+#pragma unroll
+      for (int c = 0; c < C; ++c)
+        planar[c] = lane_on ? *reinterpret_cast<const Chunk*>(src + c * args.plane_stride + lane * V) : Chunk{};
+#pragma unroll
+      for (int j = 0; j < C * V; ++j) dense[j / V].v[j % V] = planar[j % C].v[j / C];
+#pragma unroll
+      for (int k = 0; k < C; ++k) slice[interleave_slot<C>(lane * C + k)] = dense[k];
+      __syncwarp();
+#pragma unroll
+      for (int k = 0; k < C; ++k) {
+        const int i = k * 32 + lane;
+        if (i < vectors * C) *reinterpret_cast<Chunk*>(dst + i * V) = slice[interleave_slot<C>(i)];
+      }
+    } else {
+#pragma unroll
+      for (int k = 0; k < C; ++k) {
+        const int i = k * 32 + lane;
+        if (i < vectors * C) slice[interleave_slot<C>(i)] = *reinterpret_cast<const Chunk*>(src + i * V);
+      }
+      __syncwarp();
+#pragma unroll
+      for (int k = 0; k < C; ++k) dense[k] = slice[interleave_slot<C>(lane * C + k)];
+#pragma unroll
+      for (int j = 0; j < C * V; ++j) planar[j % C].v[j / C] = dense[j / V].v[j % V];
+#pragma unroll
+      for (int c = 0; c < C; ++c)
+        if (lane_on) *reinterpret_cast<Chunk*>(dst + c * args.plane_stride + lane * V) = planar[c];
+    }
+    __syncwarp();  // the next trip rewrites the slice
+  }
+}
+
+// Whether the plan fits this kernel, and its arguments: a transpose with unit strides on both
+// fast dims, one of them C = 2..4 long and packed (its side's stride of the other fast dim is
+// C), the other a multiple of V long; 16-byte vectors for both sides (aligned bases, the planar
+// line stride and every batch stride multiples of V); elements of 1 to 8 bytes; warp chunks
+// counted in 32 bits (offsets are 64-bit).
+inline bool make_interleave_args(const LayoutPlan& plan, uintptr_t in_address, uintptr_t out_address,
+                                 InterleaveArgs& args) {
+  if (!interleave_enabled() || plan.kind != PlanKind::Transpose || plan.element_bytes > 8) return false;
+  const FastDims f = FastDims::from_plan(plan);
+  if (f.in_sa != 1 || f.out_sb != 1) return false;
+  const int64_t v = 16 / plan.element_bytes;
+  // Planar input: b is the narrow dim, packed in the output (out_sa == C).
+  const bool planar_in = f.size_b >= kInterleaveMinC && f.size_b <= kInterleaveMaxC && f.out_sa == f.size_b;
+  const bool planar_out = f.size_a >= kInterleaveMinC && f.size_a <= kInterleaveMaxC && f.in_sb == f.size_a;
+  if (planar_in == planar_out) return false;  // neither, or a C x C square (the tiles serve it)
+  args.planar_in = planar_in;
+  args.c = static_cast<int>(planar_in ? f.size_b : f.size_a);
+  args.long_size = planar_in ? f.size_a : f.size_b;
+  args.plane_stride = planar_in ? f.in_sb : f.out_sa;
+  if (args.long_size % v != 0 || args.plane_stride % v != 0 || in_address % 16 != 0 || out_address % 16 != 0 ||
+      !plan.batch_strides_multiple_of(plan.in_strides, v) || !plan.batch_strides_multiple_of(plan.out_strides, v))
+    return false;
+  args.batch = DeviceBatchIndexer::from_plan(plan);
+  const int64_t chunks = ceil_div(args.long_size, 32 * v);
+  const int64_t total = chunks * args.batch.count();
+  if (!args.batch.fits_32 || total >= (int64_t{1} << 31) || total == 0) return false;
+  args.chunks_per_item = static_cast<uint32_t>(chunks);
+  args.total_chunks = static_cast<uint32_t>(total);
+  args.by_chunks = FastDivmod(args.chunks_per_item);
+  return true;
+}
+
+}  // namespace torch_transpose
