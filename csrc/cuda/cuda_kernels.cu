@@ -5,8 +5,9 @@
 //   Transpose plans: direct_transpose (up to 32768 elements: one thread per element),
 //                    interleave_transpose (a packed fast dim of 2..4 elements against aligned
 //                    lines of 16-byte vectors), narrow_transpose (a packed fast dim of 2..16
-//                    elements against aligned lines), box_tile_transpose (both fast dims whole in a tile with a chunk of
-//                    a batch dim), flat_tile_transpose (any other fast dim under 32 elements) or
+//                    elements against aligned lines), box_tile_transpose (both fast dims
+//                    whole in a tile with a chunk of a batch dim), flat_tile_transpose (any
+//                    other fast dim under 32 elements) or
 //                    tile_transpose (window_tile_transpose when rows cannot take 16-byte
 //                    vectors on both sides but the output's fast dim has unit stride; tiles
 //                    of half the side when a problem has fewer tiles than SMs)
