@@ -3,9 +3,9 @@
 //                    row_vector_copy (short rows of whole 16-byte vectors), row_group_copy
 //                    (other short rows) or row_chunk_copy (long rows)
 //   Transpose plans: direct_transpose (up to 32768 elements: one thread per element),
-//                    interleave_transpose (a packed fast dim of 2..4 elements against aligned
-//                    lines of 16-byte vectors), narrow_transpose (a packed fast dim of 2..16
-//                    elements against aligned lines), box_tile_transpose (both fast dims
+//                    narrow_transpose (a packed fast dim of 2..16 elements against aligned
+//                    lines; interleave_transpose for 2..4 against lines of whole 16-byte
+//                    vectors), box_tile_transpose (both fast dims
 //                    whole in a tile with a chunk of a batch dim), flat_tile_transpose (any
 //                    other fast dim under 32 elements) or
 //                    tile_transpose (window_tile_transpose when rows cannot take 16-byte
@@ -130,15 +130,11 @@ bool launch_box_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_t s
   return true;
 }
 
-// The interleave kernel for each narrow size C; false when the plan does not fit it.
+// The interleave kernel for a narrow plan that wants_interleave, one instantiation per C.
 template <typename T>
-bool launch_interleave(const LayoutPlan& plan, const T* in, T* out, cudaStream_t stream, int sm_count) {
-  if constexpr (sizeof(T) > 8) {
-    return false;  // no two elements share a 16-byte vector
-  } else {
-    InterleaveArgs args;
-    if (!make_interleave_args(plan, reinterpret_cast<uintptr_t>(in), reinterpret_cast<uintptr_t>(out), args))
-      return false;
+void launch_interleave(const NarrowArgs& narrow, bool dense_in, const T* in, T* out, cudaStream_t stream, int sm_count) {
+  if constexpr (sizeof(T) <= 8) {  // wants_interleave refuses wider elements
+    const InterleaveArgs args = interleave_args(narrow, dense_in);
     const unsigned int grid = grid_for(ceil_div(args.total_chunks, kInterleaveWarps), sm_count);
     auto launch = [&](auto c) {
       args.planar_in ? launch_kernel(interleave_transpose_kernel<T, c.value, true>, grid, kThreads, 0, stream, in, out, args)
@@ -150,21 +146,21 @@ bool launch_interleave(const LayoutPlan& plan, const T* in, T* out, cudaStream_t
       case 3: launch(std::integral_constant<int, 3>{}); break;
       default: launch(std::integral_constant<int, 4>{}); break;
     }
-    return true;
   }
 }
 
-// The interleave kernel when the plan fits it, else the narrow kernel (make_narrow_args), else
-// the box tile kernel, else the flat tile kernel.
+// For a narrow plan (make_narrow_args): the interleave kernel (C = 2..4 against lines of whole
+// vectors), the narrow block kernel (16 four-byte lines) or the narrow kernel; for other plans
+// with a fast dim under 32, the box tile kernel, else the flat tile kernel.
 template <typename T>
 void launch_narrow_or_flat(const LayoutPlan& plan, const T* in, T* out, cudaStream_t stream, int sm_count) {
-  if (launch_interleave<T>(plan, in, out, stream, sm_count)) return;
   NarrowArgs args;
   bool dense_in = false;
   if (!make_narrow_args(plan, reinterpret_cast<uintptr_t>(in), reinterpret_cast<uintptr_t>(out), args, dense_in)) {
     if (launch_box_tile<T>(plan, in, out, stream, sm_count)) return;
     return launch_flat_tile<T>(plan, in, out, stream, sm_count);
   }
+  if (wants_interleave(args, sizeof(T))) return launch_interleave<T>(args, dense_in, in, out, stream, sm_count);
   if constexpr (std::is_same_v<T, uint32_t>) {  // the narrow block kernel is 4-byte only
     if (wants_narrow_block(args, dense_in)) {
       const unsigned int grid = grid_for(args.total_tiles, sm_count);

@@ -2,8 +2,10 @@
 // layouts with C = 3 (NCHW <-> NHWC, 32x3x224x224), RGBA's C = 4, pairs, and 4194304 x 3.
 //
 // One side is "planar": C lines of the long dim L, unit stride, 16-byte aligned. The other is
-// "dense": the C values of each long position back to back (element (p, c) at p * C + c). A
-// warp owns 32 * V consecutive long positions (V = 16 / element bytes) times all C:
+// "dense": the C values of each long position back to back (element (p, c) at p * C + c). These
+// are the narrow kernel's layouts (make_narrow_args: C is its N, the planar side its lines),
+// and a warp owns the narrow kernel's warp tile, 32 * V consecutive long positions (V = 16 /
+// element bytes) times all C:
 //   * planar side: lane l moves positions [l*V, l*V + V) of each line, one 16-byte access per
 //     line;
 //   * in registers: lane l's C planar vectors are the same elements as its C dense vectors
@@ -22,6 +24,7 @@
 
 #include "../env_switch.h"
 #include "cuda_common.cuh"
+#include "narrow_transpose.cuh"  // NarrowArgs: the plan this kernel shares with the narrow kernel
 
 namespace torch_transpose {
 
@@ -35,6 +38,7 @@ inline bool interleave_enabled() {
   return enabled;
 }
 
+// The kernel's arguments, read off NarrowArgs (interleave_args below).
 struct InterleaveArgs {
   int c = 0;                     // the narrow dim's size
   bool planar_in = false;        // planar input, dense output (NCHW -> NHWC); else the reverse
@@ -56,6 +60,7 @@ template <typename T, int C, bool kPlanarIn>
 __global__ void __launch_bounds__(kThreads)
 interleave_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const InterleaveArgs args) {
   constexpr int V = 16 / static_cast<int>(sizeof(T));
+  static_assert(32 * V == NarrowShape<T>::kWide, "interleave_args takes the narrow kernel's warp tiles as chunks");
   using Chunk = Vec<T, V>;
   __shared__ Chunk stage[kInterleaveWarps][kInterleaveSlots<C>];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -115,36 +120,27 @@ interleave_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const
   }
 }
 
-// Whether the plan fits this kernel, and its arguments: a transpose with unit strides on both
-// fast dims, one of them C = 2..4 long and packed (its side's stride of the other fast dim is
-// C), the other a multiple of V long; 16-byte vectors for both sides (aligned bases, the planar
-// line stride and every batch stride multiples of V); elements of 1 to 8 bytes; warp chunks
-// counted in 32 bits (offsets are 64-bit).
-inline bool make_interleave_args(const LayoutPlan& plan, uintptr_t in_address, uintptr_t out_address,
-                                 InterleaveArgs& args) {
-  if (!interleave_enabled() || plan.kind != PlanKind::Transpose || plan.element_bytes > 8) return false;
-  const FastDims f = FastDims::from_plan(plan);
-  if (f.in_sa != 1 || f.out_sb != 1) return false;
-  const int64_t v = 16 / plan.element_bytes;
-  // Planar input: b is the narrow dim, packed in the output (out_sa == C).
-  const bool planar_in = f.size_b >= kInterleaveMinC && f.size_b <= kInterleaveMaxC && f.out_sa == f.size_b;
-  const bool planar_out = f.size_a >= kInterleaveMinC && f.size_a <= kInterleaveMaxC && f.in_sb == f.size_a;
-  if (planar_in == planar_out) return false;  // neither, or a C x C square (the tiles serve it)
-  args.planar_in = planar_in;
-  args.c = static_cast<int>(planar_in ? f.size_b : f.size_a);
-  args.long_size = planar_in ? f.size_a : f.size_b;
-  args.plane_stride = planar_in ? f.in_sb : f.out_sa;
-  if (args.long_size % v != 0 || args.plane_stride % v != 0 || in_address % 16 != 0 || out_address % 16 != 0 ||
-      !plan.batch_strides_multiple_of(plan.in_strides, v) || !plan.batch_strides_multiple_of(plan.out_strides, v))
-    return false;
-  args.batch = DeviceBatchIndexer::from_plan(plan);
-  const int64_t chunks = ceil_div(args.long_size, 32 * v);
-  const int64_t total = chunks * args.batch.count();
-  if (!args.batch.fits_32 || total >= (int64_t{1} << 31) || total == 0) return false;
-  args.chunks_per_item = static_cast<uint32_t>(chunks);
-  args.total_chunks = static_cast<uint32_t>(total);
-  args.by_chunks = FastDivmod(args.chunks_per_item);
-  return true;
+// Whether a narrow plan (make_narrow_args, which has checked the layout, the 16-byte alignment
+// of both bases, the line stride and every batch stride) takes this kernel: C = 2..4, a long
+// dim of whole vectors, elements of 1 to 8 bytes (two or more to a vector), and the switch.
+inline bool wants_interleave(const NarrowArgs& narrow, int element_bytes) {
+  return interleave_enabled() && element_bytes <= 8 && narrow.n >= kInterleaveMinC && narrow.n <= kInterleaveMaxC &&
+         narrow.wide % (16 / element_bytes) == 0;
+}
+
+// The same plan in this kernel's terms: the narrow kernel's warp tiles are this kernel's warp
+// chunks (both 32 x 16 bytes of each line).
+inline InterleaveArgs interleave_args(const NarrowArgs& narrow, bool dense_in) {
+  InterleaveArgs args;
+  args.c = narrow.n;
+  args.planar_in = !dense_in;
+  args.long_size = narrow.wide;
+  args.plane_stride = narrow.line_stride;
+  args.total_chunks = narrow.total_tiles;
+  args.chunks_per_item = narrow.by_tiles.divisor;
+  args.by_chunks = narrow.by_tiles;
+  args.batch = narrow.batch;
+  return args;
 }
 
 }  // namespace torch_transpose

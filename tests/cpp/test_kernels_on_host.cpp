@@ -464,6 +464,7 @@ TEST(KernelsOnHost, InterleaveLayouts) {
 // no 16-byte elements.
 TEST(KernelsOnHost, InterleavePlans) {
   if (!torch_transpose::interleave_enabled()) GTEST_SKIP() << "TORCH_TRANSPOSE_INTERLEAVE=0";
+  if (!torch_transpose::narrow_kernel_enabled()) GTEST_SKIP() << "TORCH_TRANSPOSE_NARROW_KERNEL=0 (its plans are the interleave kernel's)";
   for (int e : kWidths) {
     for (int c : {2, 3, 4, 5}) {
       const std::vector<Case> cases = interleave_cases(e, c);
@@ -472,13 +473,16 @@ TEST(KernelsOnHost, InterleavePlans) {
         SCOPED_TRACE(k.name);
         const uintptr_t in_address = 4096 + e * k.in_offset, out_address = 4096 + e * k.out_offset;
         const LayoutPlan plan = plan_of(k, in_address, out_address);
-        torch_transpose::InterleaveArgs args;
-        const bool taken = torch_transpose::make_interleave_args(plan, in_address, out_address, args);
+        torch_transpose::NarrowArgs args;  // the interleave kernel's plans are narrow plans
+        bool dense_in = false;
+        const bool taken = torch_transpose::make_narrow_args(plan, in_address, out_address, args, dense_in) &&
+                           torch_transpose::wants_interleave(args, e);
         const bool expected = e <= 8 && c <= torch_transpose::kInterleaveMaxC && i < 7;
         ASSERT_EQ(taken, expected) << plan.explain();
         if (!taken) continue;
-        EXPECT_EQ(args.c, c);
-        EXPECT_EQ(args.planar_in, i == 0 || i == 2 || i == 4 || i == 5);
+        const torch_transpose::InterleaveArgs interleave = torch_transpose::interleave_args(args, dense_in);
+        EXPECT_EQ(interleave.c, c);
+        EXPECT_EQ(interleave.planar_in, i == 0 || i == 2 || i == 4 || i == 5);
       }
     }
   }
