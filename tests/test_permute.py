@@ -133,12 +133,13 @@ def test_sixteen_lines_into_dense_rows(device, dtype):
         check_output_in_aligned_window(x, dims, 16)
 
 
-@pytest.mark.parametrize("channels", [2, 3, 4])
+@pytest.mark.parametrize("channels", [2, 3, 4, 7, 8, 9, 15, 16])
 @pytest.mark.parametrize("dtype", [torch.uint8, torch.bfloat16, torch.float32, torch.float64], ids=str)
 def test_packed_channels_against_whole_vector_planes(device, dtype, channels):
-    # NCHW <-> NHWC and (C, L) <-> (L, C) with C = 2..4, planes of whole 16-byte vectors (3360 and
+    # NCHW <-> NHWC and (C, L) <-> (L, C) with C = 2..16, planes of whole 16-byte vectors (3360 and
     # 20016 elements, each ending inside a warp's chunk) and more than 32768 elements: on CUDA the
-    # interleave kernel (interleave_transpose.cuh). Fresh outputs; guarded views one element in
+    # interleave kernel where interleave_max_c allows (interleave_transpose.cuh: C = 9 and 15 take
+    # two passes), the narrow kernels elsewhere. Fresh outputs; guarded views one element in
     # (other kernels); whole-item slices of a guarded buffer and planar outputs in an aligned
     # window, which keep 16-byte vectors (the interleave kernel again where the slice is aligned).
     for shape, dims in [((6, channels, 48, 70), (0, 2, 3, 1)), ((6, 48, 70, channels), (0, 3, 1, 2)),

@@ -4,7 +4,7 @@
 //                    (other short rows) or row_chunk_copy (long rows)
 //   Transpose plans: direct_transpose (up to 32768 elements: one thread per element),
 //                    narrow_transpose (a packed fast dim of 2..16 elements against aligned
-//                    lines; interleave_transpose for 2..4 against lines of whole 16-byte
+//                    lines; interleave_transpose when the lines are whole 16-byte
 //                    vectors), box_tile_transpose (both fast dims
 //                    whole in a tile with a chunk of a batch dim), flat_tile_transpose (any
 //                    other fast dim under 32 elements) or
@@ -130,28 +130,37 @@ bool launch_box_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_t s
   return true;
 }
 
+// Calls f(std::integral_constant<int, C>) for the C in [kC, kMaxC] that equals `c` (kMaxC for
+// any larger c; wants_interleave has bounded it).
+template <int kMaxC, int kC = kInterleaveMinC, typename F>
+void with_interleave_c(int c, F&& f) {
+  if constexpr (kC < kMaxC) {
+    if (c != kC) return with_interleave_c<kMaxC, kC + 1>(c, f);
+  }
+  f(std::integral_constant<int, kC>{});
+}
+
 // The interleave kernel for a narrow plan that wants_interleave, one instantiation per C.
 template <typename T>
 void launch_interleave(const NarrowArgs& narrow, bool dense_in, const T* in, T* out, cudaStream_t stream, int sm_count) {
   if constexpr (sizeof(T) <= 8) {  // wants_interleave refuses wider elements
     const InterleaveArgs args = interleave_args(narrow, dense_in);
     const unsigned int grid = grid_for(ceil_div(args.total_chunks, kInterleaveWarps), sm_count);
-    auto launch = [&](auto c) {
-      args.planar_in ? launch_kernel(interleave_transpose_kernel<T, c.value, true>, grid, kThreads, 0, stream, in, out, args)
-                     : launch_kernel(interleave_transpose_kernel<T, c.value, false>, grid, kThreads, 0, stream, in, out, args);
-    };
-    static_assert(kInterleaveMinC == 2 && kInterleaveMaxC == 4, "one case per narrow size below");
-    switch (args.c) {
-      case 2: launch(std::integral_constant<int, 2>{}); break;
-      case 3: launch(std::integral_constant<int, 3>{}); break;
-      default: launch(std::integral_constant<int, 4>{}); break;
+    if (args.planar_in) {
+      with_interleave_c<interleave_max_c(sizeof(T), true)>(args.c, [&](auto c) {
+        launch_kernel(interleave_transpose_kernel<T, c.value, true>, grid, kThreads, 0, stream, in, out, args);
+      });
+    } else {
+      with_interleave_c<interleave_max_c(sizeof(T), false)>(args.c, [&](auto c) {
+        launch_kernel(interleave_transpose_kernel<T, c.value, false>, grid, kThreads, 0, stream, in, out, args);
+      });
     }
   }
 }
 
-// For a narrow plan (make_narrow_args): the interleave kernel (C = 2..4 against lines of whole
-// vectors), the narrow block kernel (16 four-byte lines) or the narrow kernel; for other plans
-// with a fast dim under 32, the box tile kernel, else the flat tile kernel.
+// For a narrow plan (make_narrow_args): the interleave kernel (C up to interleave_max_c against
+// lines of whole vectors), the narrow block kernel (16 four-byte lines) or the narrow kernel; for
+// other plans with a fast dim under 32, the box tile kernel, else the flat tile kernel.
 template <typename T>
 void launch_narrow_or_flat(const LayoutPlan& plan, const T* in, T* out, cudaStream_t stream, int sm_count) {
   NarrowArgs args;
@@ -160,7 +169,7 @@ void launch_narrow_or_flat(const LayoutPlan& plan, const T* in, T* out, cudaStre
     if (launch_box_tile<T>(plan, in, out, stream, sm_count)) return;
     return launch_flat_tile<T>(plan, in, out, stream, sm_count);
   }
-  if (wants_interleave(args, sizeof(T))) return launch_interleave<T>(args, dense_in, in, out, stream, sm_count);
+  if (wants_interleave(args, sizeof(T), dense_in)) return launch_interleave<T>(args, dense_in, in, out, stream, sm_count);
   if constexpr (std::is_same_v<T, uint32_t>) {  // the narrow block kernel is 4-byte only
     if (wants_narrow_block(args, dense_in)) {
       const unsigned int grid = grid_for(args.total_tiles, sm_count);

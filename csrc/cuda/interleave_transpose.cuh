@@ -1,5 +1,6 @@
-// Transposes whose narrow fast dim has 2 to 4 elements and is packed on its side: the image
-// layouts with C = 3 (NCHW <-> NHWC, 32x3x224x224), RGBA's C = 4, pairs, and 4194304 x 3.
+// Transposes whose narrow fast dim has 2 to 15 elements (interleave_max_c says which, by element
+// size and direction) and is packed on its side: the image layouts with C = 3 (NCHW <-> NHWC,
+// 32x3x224x224), RGBA's C = 4, pairs, 4194304 x 3, 8 x 16777216 bytes.
 //
 // One side is "planar": C lines of the long dim L, unit stride, 16-byte aligned. The other is
 // "dense": the C values of each long position back to back (element (p, c) at p * C + c). These
@@ -15,7 +16,7 @@
 //   * dense side: the warp's 32 * C dense vectors are consecutive, but lane l holds vectors
 //     l*C .. l*C + C - 1; a 16-byte round trip through the warp's slice of shared memory hands
 //     lane l vectors k*32 + l instead, so each dense access instruction covers 512 consecutive
-//     bytes.
+//     bytes (for C > 8 in two passes, half the lanes' vectors each, to bound shared memory).
 // The narrow kernel (narrow_transpose.cuh), which serves every N from 2 to 16 with N a run-time
 // value, scatters and gathers the dense side element by element in shared memory: bf16 C = 3
 // ran at 0.62-0.67 of copy by GPU time there (77 registers; H200, 2026-11-30, probe in
@@ -28,7 +29,19 @@
 
 namespace torch_transpose {
 
-constexpr int kInterleaveMinC = 2, kInterleaveMaxC = 4;
+// The largest C taken, by element size and direction. H200 sweep of C = 5..16 against the narrow
+// kernels (GPU time, two rounds in one call; bench/NOTES.md v19): for 1- and 2-byte elements the
+// interleave kernel won at every C up to 8 in both directions (int8 8 x 16777216 0.42 -> 0.90
+// of copy, bf16 7 x 8388608 0.63 -> 0.98; the one loss bf16 8388608 x 8, 0.971 -> 0.961), and
+// above 8 their byte permutes need more than 128 registers (1-byte C = 9..16 spilled 44-680
+// bytes). For 4- and 8-byte elements it won with planar inputs up to C = 15 (fp32 10 x 4194304
+// 0.88 -> 0.98, NCHW -> NHWC 32x11x112x112 0.80 -> 0.90; losses up to 0.04 at C = 7, 8 and 14)
+// but lost at 16 (NCHW -> NHWC 32x16x112x112 0.98 -> 0.92: the narrow block kernel's case), and
+// with dense inputs above C = 4 it was mixed (4194304 x 7 0.97 -> 0.94, 32x112x112x5 0.76 -> 0.90).
+constexpr int kInterleaveMinC = 2, kInterleaveMaxC = 15;
+constexpr int interleave_max_c(int element_bytes, bool planar_in) {
+  return element_bytes <= 2 ? 8 : planar_in ? kInterleaveMaxC : 4;
+}
 constexpr int kInterleaveWarps = kThreads / 32;
 
 // TORCH_TRANSPOSE_INTERLEAVE=0 sends these layouts to the narrow kernel instead (read once; for
@@ -50,17 +63,28 @@ struct InterleaveArgs {
   DeviceBatchIndexer batch;
 };
 
-// Shared-memory slot of dense vector i in a warp's slice. For even C, lane l's vectors l*C + k
-// would put 8 lanes of one 16-byte access phase on 8 / gcd(C, 8) distinct bank groups only; one
-// slot of padding every 8 spreads them over all 8 (odd C needs none).
+// The dense round trip in passes: a warp's 32 * C dense vectors go through its slice of shared
+// memory in one pass up to C = 8 (4.6 KB a warp, 37 KB a block), in two passes of 16 lanes'
+// vectors each above (C = 15 in one pass would need 61 KB a block). Only planar inputs take C > 8.
+template <int C> constexpr int kInterleaveLanesPerPass = C > 8 ? 16 : 32;
+template <int C> constexpr int kInterleavePassVectors = kInterleaveLanesPerPass<C> * C;
+
+// Shared-memory slot of dense vector i of a pass. Lane l's vectors are l*C + k: for even C, the 8
+// lanes of one 16-byte access phase would meet on 8 / gcd(C, 8) bank groups only. One slot of
+// padding every 8 spreads them over all 8 for C = 2, 4 and 8, and keeps 8 consecutive vectors
+// (the other phase) conflict-free; C = 6, 10, 12 and 14 keep some two-way conflicts. Odd C needs
+// none.
 template <int C> __device__ __forceinline__ int interleave_slot(int i) { return C % 2 == 0 ? i + i / 8 : i; }
-template <int C> constexpr int kInterleaveSlots = 32 * C + (C % 2 == 0 ? 4 * C : 0);
+template <int C>
+constexpr int kInterleaveSlots = kInterleavePassVectors<C> + (C % 2 == 0 ? kInterleavePassVectors<C> / 8 : 0);
 
 template <typename T, int C, bool kPlanarIn>
 __global__ void __launch_bounds__(kThreads)
 interleave_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const InterleaveArgs args) {
   constexpr int V = 16 / static_cast<int>(sizeof(T));
   static_assert(32 * V == NarrowShape<T>::kWide, "interleave_args takes the narrow kernel's warp tiles as chunks");
+  constexpr int kLanes = kInterleaveLanesPerPass<C>, kPassVectors = kInterleavePassVectors<C>;
+  constexpr int kPasses = 32 / kLanes;
   using Chunk = Vec<T, V>;
   __shared__ Chunk stage[kInterleaveWarps][kInterleaveSlots<C>];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -85,6 +109,7 @@ interleave_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const
       dst = out + out_off + (kPlanarIn ? p0 * C : p0);
     }
     const bool lane_on = lane < vectors;
+    const int dense_vectors = vectors * C;  // of the warp's chunk, in dense order
     Chunk planar[C], dense[C];
 
     if constexpr (kPlanarIn) {
@@ -94,18 +119,26 @@ interleave_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const
 #pragma unroll
       for (int j = 0; j < C * V; ++j) dense[j / V].v[j % V] = planar[j % C].v[j / C];
 #pragma unroll
-      for (int k = 0; k < C; ++k) slice[interleave_slot<C>(lane * C + k)] = dense[k];
-      __syncwarp();
+      for (int pass = 0; pass < kPasses; ++pass) {
+        if (lane / kLanes == pass) {
 #pragma unroll
-      for (int k = 0; k < C; ++k) {
-        const int i = k * 32 + lane;
-        if (i < vectors * C) *reinterpret_cast<Chunk*>(dst + i * V) = slice[interleave_slot<C>(i)];
+          for (int k = 0; k < C; ++k) slice[interleave_slot<C>((lane % kLanes) * C + k)] = dense[k];
+        }
+        __syncwarp();
+#pragma unroll
+        for (int k = 0; k < (kPassVectors + 31) / 32; ++k) {
+          const int i = k * 32 + lane, g = pass * kPassVectors + i;
+          if (i < kPassVectors && g < dense_vectors)
+            *reinterpret_cast<Chunk*>(dst + g * V) = slice[interleave_slot<C>(i)];
+        }
+        __syncwarp();  // the next pass or trip rewrites the slice
       }
     } else {
+      static_assert(kPasses == 1, "dense inputs take one pass (interleave_max_c)");
 #pragma unroll
       for (int k = 0; k < C; ++k) {
         const int i = k * 32 + lane;
-        if (i < vectors * C) slice[interleave_slot<C>(i)] = *reinterpret_cast<const Chunk*>(src + i * V);
+        if (i < dense_vectors) slice[interleave_slot<C>(i)] = *reinterpret_cast<const Chunk*>(src + i * V);
       }
       __syncwarp();
 #pragma unroll
@@ -115,17 +148,18 @@ interleave_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const
 #pragma unroll
       for (int c = 0; c < C; ++c)
         if (lane_on) *reinterpret_cast<Chunk*>(dst + c * args.plane_stride + lane * V) = planar[c];
+      __syncwarp();  // the next trip rewrites the slice
     }
-    __syncwarp();  // the next trip rewrites the slice
   }
 }
 
 // Whether a narrow plan (make_narrow_args, which has checked the layout, the 16-byte alignment
-// of both bases, the line stride and every batch stride) takes this kernel: C = 2..4, a long
-// dim of whole vectors, elements of 1 to 8 bytes (two or more to a vector), and the switch.
-inline bool wants_interleave(const NarrowArgs& narrow, int element_bytes) {
-  return interleave_enabled() && element_bytes <= 8 && narrow.n >= kInterleaveMinC && narrow.n <= kInterleaveMaxC &&
-         narrow.wide % (16 / element_bytes) == 0;
+// of both bases, the line stride and every batch stride) takes this kernel: C from 2 to
+// interleave_max_c for the element size and direction, a long dim of whole vectors, elements of
+// 1 to 8 bytes (two or more to a vector), and the switch.
+inline bool wants_interleave(const NarrowArgs& narrow, int element_bytes, bool dense_in) {
+  return interleave_enabled() && element_bytes <= 8 && narrow.n >= kInterleaveMinC &&
+         narrow.n <= interleave_max_c(element_bytes, !dense_in) && narrow.wide % (16 / element_bytes) == 0;
 }
 
 // The same plan in this kernel's terms: the narrow kernel's warp tiles are this kernel's warp

@@ -434,7 +434,7 @@ TEST(KernelsOnHost, NarrowDenseAndLines) {
   }
 }
 
-// Packed fast dims of C = 2..4 against lines of whole 16-byte vectors: the interleave kernel's
+// Packed fast dims of C = 2..16 against lines of whole 16-byte vectors: the interleave kernel's
 // layouts (unless TORCH_TRANSPOSE_INTERLEAVE=0, as in ctest's forced run, which sends them to the
 // narrow kernel). Each has more than the direct kernel's 32768 elements; the long dim (1200 or
 // 12000) ends inside a warp chunk for every width. The last two fall back: a misaligned base
@@ -455,18 +455,22 @@ std::vector<Case> interleave_cases(int e, int c) {
 
 TEST(KernelsOnHost, InterleaveLayouts) {
   for (int e : kWidths)
-    for (int c : {2, 3, 4})  // NarrowDenseAndLines covers C = 5 and up
+    // One and two passes through shared memory (C > 8), odd and even C, and the limits of
+    // interleave_max_c (4, 8 and 15 are in, 5, 9 and 16 go to the narrow kernels on one side or
+    // both); NarrowDenseAndLines covers the other sizes.
+    for (int c : {2, 3, 4, 5, 8, 9, 12, 15, 16})
       for (const Case& k : interleave_cases(e, c)) check_case(k);
 }
 
-// Which of those plans the interleave kernel takes: the first seven for C = 2..4 and elements of
-// 1 to 8 bytes, in the direction of the case; no misaligned base, no partial vectors, no C = 5,
-// no 16-byte elements.
+// Which of those plans the interleave kernel takes: the first seven for C = 2..8 with 1- and
+// 2-byte elements; for 4- and 8-byte ones, C = 2..15 with planar inputs and C = 2..4 with dense
+// ones (interleave_max_c); in the direction of the case; no misaligned base, no partial vectors,
+// no C = 17 (no narrow plan), no 16-byte elements.
 TEST(KernelsOnHost, InterleavePlans) {
   if (!torch_transpose::interleave_enabled()) GTEST_SKIP() << "TORCH_TRANSPOSE_INTERLEAVE=0";
   if (!torch_transpose::narrow_kernel_enabled()) GTEST_SKIP() << "TORCH_TRANSPOSE_NARROW_KERNEL=0 (its plans are the interleave kernel's)";
   for (int e : kWidths) {
-    for (int c : {2, 3, 4, 5}) {
+    for (int c : {2, 3, 4, 5, 8, 9, 15, 16, 17}) {
       const std::vector<Case> cases = interleave_cases(e, c);
       for (size_t i = 0; i < cases.size(); ++i) {
         const Case& k = cases[i];
@@ -476,13 +480,14 @@ TEST(KernelsOnHost, InterleavePlans) {
         torch_transpose::NarrowArgs args;  // the interleave kernel's plans are narrow plans
         bool dense_in = false;
         const bool taken = torch_transpose::make_narrow_args(plan, in_address, out_address, args, dense_in) &&
-                           torch_transpose::wants_interleave(args, e);
-        const bool expected = e <= 8 && c <= torch_transpose::kInterleaveMaxC && i < 7;
+                           torch_transpose::wants_interleave(args, e, dense_in);
+        const bool planar_in = i == 0 || i == 2 || i == 4 || i == 5;
+        const bool expected = e <= 8 && c <= (e <= 2 ? 8 : planar_in ? 15 : 4) && i < 7;
         ASSERT_EQ(taken, expected) << plan.explain();
         if (!taken) continue;
         const torch_transpose::InterleaveArgs interleave = torch_transpose::interleave_args(args, dense_in);
         EXPECT_EQ(interleave.c, c);
-        EXPECT_EQ(interleave.planar_in, i == 0 || i == 2 || i == 4 || i == 5);
+        EXPECT_EQ(interleave.planar_in, planar_in);
       }
     }
   }
