@@ -167,7 +167,8 @@ done
 # vectors only (the library stores 8 bytes there); and with compact tiles for every plan of
 # whole compact tiles and narrow block tiles in both directions (the library gives them to
 # 2-byte plans whose usual tiles have edges, and to dense outputs only); and with the interleave
-# kernel off, so the narrow kernel still meets C = 2..4 against whole-vector planes.
+# kernel off, so the narrow kernel still meets the packed C it takes (interleave_max_c) against
+# whole-vector planes.
 if [[ ${TEST_FILES:-} != none ]]; then
   older_paths=(TORCH_TRANSPOSE_DIRECT=0 TORCH_TRANSPOSE_NARROW_PAIRS=1 TORCH_TRANSPOSE_VECTOR_ROWS=0
                TORCH_TRANSPOSE_ONE_BLOCK_PER_ITEM=0 TORCH_TRANSPOSE_TILE_STREAMS=4 TORCH_TRANSPOSE_BOX_HALF_STORES=0
