@@ -4,10 +4,9 @@
 //                    (other short rows) or row_chunk_copy (long rows)
 //   Transpose plans: direct_transpose (up to 32768 elements: one thread per element),
 //                    narrow_transpose (a packed fast dim of 2..16 elements against aligned
-//                    lines; interleave_transpose when the lines are whole 16-byte
-//                    vectors), box_tile_transpose (both fast dims
-//                    whole in a tile with a chunk of a batch dim), flat_tile_transpose (any
-//                    other fast dim under 32 elements) or
+//                    lines; interleave_transpose when the lines are whole 16-byte vectors),
+//                    box_tile_transpose (both fast dims whole in a tile with a chunk of a batch
+//                    dim), flat_tile_transpose (any other fast dim under 32 elements) or
 //                    tile_transpose (window_tile_transpose when rows cannot take 16-byte
 //                    vectors on both sides but the output's fast dim has unit stride; tiles
 //                    of half the side when a problem has fewer tiles than SMs)

@@ -436,9 +436,9 @@ TEST(KernelsOnHost, NarrowDenseAndLines) {
 
 // Packed fast dims of C = 2..16 against lines of whole 16-byte vectors: the interleave kernel's
 // layouts where interleave_max_c allows (unless TORCH_TRANSPOSE_INTERLEAVE=0, as in ctest's
-// forced run, which sends them to the narrow kernel). Each has more than the direct kernel's 32768 elements; the long dim (1200 or
-// 12000) ends inside a warp chunk for every width. The last two fall back: a misaligned base
-// and a long dim that is no multiple of the vector.
+// forced run, which sends them to the narrow kernel). Each has more than the direct kernel's
+// 32768 elements; the long dim (1200 or 12000) ends inside a warp chunk for every width. The
+// last two fall back: a misaligned base and a long dim that is no multiple of the vector.
 std::vector<Case> interleave_cases(int e, int c) {
   return {
       permute_case({10, c, 1200}, {0, 2, 1}, e),                 // NCHW -> NHWC: planar in, dense out
