@@ -172,12 +172,46 @@ def test_wide_byte_tiles(device, dtype, shape):
 @pytest.mark.cuda
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 def test_wide_byte_tiles_forced():
-    # The switch is read once per process, so the cases run in a pytest process of their own.
-    env = {**os.environ, "TORCH_TRANSPOSE_WIDE_BYTE_TILE": "1"}
+    # The switch is read once per process, so the cases run in a pytest process of their own;
+    # the copy engine's tiles, which would take these plans first, are off there.
+    env = {**os.environ, "TORCH_TRANSPOSE_WIDE_BYTE_TILE": "1", "TORCH_TRANSPOSE_TMA_TILE": "0"}
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__,
                            "-k", "test_wide_byte_tiles and cuda and not forced"],
                           env=env, capture_output=True, text=True)
     assert done.returncode == 0 and re.search(r"\b12 passed", done.stdout), done.stdout[-2000:] + done.stderr[-2000:]
+
+
+# On sm_90 and newer, 1-byte transposes whose rows take 16-byte vectors go through the copy
+# engine in 128 x 128 tiles (tma_byte_tile_transpose.cuh): out-of-range loads read zeros and
+# stores are clipped, so these shapes (each above the direct kernel's 32768 elements) put edges
+# of 16 to 112 bytes on either side, a tile row narrower than a tile, batches, input rows
+# further apart than their length, and an out= view inside a guard buffer. They are small, so
+# they take the persistent grid; test_byte_tiles_other_kernels runs them one tile per block and
+# on the square tile kernels. On the CPU they check the CPU kernels on the same shapes.
+@pytest.mark.parametrize("shape", [(304, 208), (48, 1040), (1040, 48), (3, 160, 304), (2, 1296, 2064)], ids=str)
+def test_byte_tiles_with_edges_batches_and_views(device, shape):
+    x = random_bits(shape, torch.uint8, device)
+    assert_bits_equal(tt.transpose(x), reference(x))
+    wide = random_bits(shape[:-1] + (shape[-1] + 48,), torch.uint8, device)[..., 32:32 + shape[-1]]
+    assert_bits_equal(tt.transpose(wide), reference(wide))
+    rows, cols = shape[-1], shape[-2]
+    buf = poisoned(shape[:-2] + (rows + 3, cols + 64), torch.uint8, device)
+    view = buf[..., 2:2 + rows, 48:48 + cols]
+    before = buf.clone()
+    tt.transpose(x, out=view)
+    assert_only_view_written(buf, view, reference(x), before)
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+@pytest.mark.parametrize("switch", ["TORCH_TRANSPOSE_TMA_PERSISTENT", "TORCH_TRANSPOSE_TMA_TILE"])
+def test_byte_tiles_other_kernels(switch):
+    # The switches are read once per process, so the cases run in a pytest process of their own.
+    env = {**os.environ, switch: "0"}
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__,
+                           "-k", "test_byte_tiles_with_edges and cuda"],
+                          env=env, capture_output=True, text=True)
+    assert done.returncode == 0 and re.search(r"\b5 passed", done.stdout), done.stdout[-2000:] + done.stderr[-2000:]
 
 
 def test_out_batched_and_op_returns_nothing(device):

@@ -28,6 +28,7 @@
 #include "narrow_transpose.cuh"
 #include "row_copy.cuh"
 #include "tile_transpose.cuh"
+#include "tma_byte_tile_transpose.cuh"
 #include "window_tile_transpose.cuh"
 
 namespace torch_transpose {
@@ -240,6 +241,50 @@ bool launch_wide_byte_tiles(const LayoutPlan& plan, const T* in, T* out, cudaStr
   return true;
 }
 
+// Whether the current device runs the TMA tile kernel: compute capability 9.0 or newer, the
+// kernel compiled for 9.0 or newer (built for an older architecture its body traps), and its
+// shared memory above 48 KB opted in. Asked once per device and pipeline.
+template <typename Pipe>
+bool tma_tile_kernel_ready() {
+  static std::atomic<uint64_t> ready{0}, refused{0};  // bit d: device d
+  int device = 0;
+  cudaGetDevice(&device);
+  const uint64_t bit = uint64_t{1} << (device & 63);
+  if (ready.load(std::memory_order_acquire) & bit) return true;
+  if (refused.load(std::memory_order_acquire) & bit) return false;
+  int major = 0;
+  cudaFuncAttributes attributes{};
+  const bool ok = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess && major >= 9 &&
+                  cudaFuncGetAttributes(&attributes, tma_byte_tile_transpose_kernel<Pipe>) == cudaSuccess &&
+                  attributes.binaryVersion >= 90 && attributes.ptxVersion >= 90 &&
+                  cudaFuncSetAttribute(tma_byte_tile_transpose_kernel<Pipe>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       static_cast<int>(Pipe::kSmemBytes)) == cudaSuccess;
+  if (!ok) cudaGetLastError();  // a refused query must not fail this call's launch check
+  (ok ? ready : refused).fetch_or(bit, std::memory_order_acq_rel);
+  return ok;
+}
+
+template <typename Pipe>
+bool launch_tma_pipeline(const LayoutPlan& plan, const void* in, void* out, cudaStream_t stream, int sm_count) {
+  if (!tma_tile_kernel_ready<Pipe>()) return false;
+  TmaMap in_map, out_map;
+  TmaTileArgs args;
+  if (!make_tma_byte_tile_args(plan, in, out, /*wide_fills=*/!Pipe::kPersistent, in_map, out_map, args)) return false;
+  const int64_t blocks = Pipe::kPersistent ? int64_t{Pipe::kBlocks} * std::max(sm_count, 1) : args.order.total;
+  launch_kernel(tma_byte_tile_transpose_kernel<Pipe>, static_cast<unsigned int>(std::min(args.order.total, blocks)),
+                kThreads, Pipe::kSmemBytes, stream, in_map, out_map, args);
+  return true;
+}
+
+// 1-byte plans through the copy engine (tma_byte_tile_transpose.cuh); false when the switch,
+// the device or the plan does not take them.
+template <typename T>
+bool launch_tma_byte_tiles(const LayoutPlan& plan, const T* in, T* out, cudaStream_t stream, int sm_count) {
+  if (!decide(tma_tile_override(), true)) return false;
+  return wants_tma_persistent(plan.numel) ? launch_tma_pipeline<TmaPersistentTiles>(plan, in, out, stream, sm_count)
+                                          : launch_tma_pipeline<TmaOneTilePerBlock>(plan, in, out, stream, sm_count);
+}
+
 template <typename T, int V>
 void launch_transpose(const LayoutPlan& plan, const T* in, T* out, cudaStream_t stream, int sm_count) {
   if (wants_direct_transpose(plan)) {
@@ -252,6 +297,7 @@ void launch_transpose(const LayoutPlan& plan, const T* in, T* out, cudaStream_t 
   if (std::min(f.size_a, f.size_b) < kNarrowDim) return launch_narrow_or_flat<T>(plan, in, out, stream, sm_count);
   if (V == 1 && launch_window_tile<T>(plan, in, out, stream, sm_count)) return;
   if constexpr (sizeof(T) == 1 && V == 16) {
+    if (launch_tma_byte_tiles<T>(plan, in, out, stream, sm_count)) return;
     if (launch_wide_byte_tiles<T>(plan, in, out, stream, sm_count)) return;
   }
   constexpr int kTile = TileShape<sizeof(T)>::kTile;

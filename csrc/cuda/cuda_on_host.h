@@ -28,6 +28,7 @@
 struct alignas(8) uint2 { unsigned int x, y; };
 struct alignas(16) uint4 { unsigned int x, y, z, w; };
 struct dim3 { unsigned int x = 0, y = 0, z = 0; };
+inline uint4 make_uint4(unsigned int x, unsigned int y, unsigned int z, unsigned int w) { return uint4{x, y, z, w}; }
 
 using cudaStream_t = void*;
 enum cudaError_t { cudaSuccess = 0, cudaErrorInvalidValue = 1 };
@@ -38,6 +39,17 @@ inline cudaError_t cudaGetDevice(int* device) {
 }
 enum cudaFuncAttribute { cudaFuncAttributeMaxDynamicSharedMemorySize = 8 };
 template <typename Kernel> cudaError_t cudaFuncSetAttribute(Kernel, cudaFuncAttribute, int) { return cudaSuccess; }
+// A device that runs every kernel this library builds (sm_90: tma_tile_kernel_ready).
+enum cudaDeviceAttr { cudaDevAttrComputeCapabilityMajor = 75 };
+inline cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr, int) {
+  *value = 9;
+  return cudaSuccess;
+}
+struct cudaFuncAttributes { int binaryVersion = 90, ptxVersion = 90; };
+template <typename Kernel> cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attributes, Kernel) {
+  *attributes = cudaFuncAttributes{};
+  return cudaSuccess;
+}
 enum cudaMemcpyKind { cudaMemcpyDeviceToDevice = 3 };
 inline cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpyKind, cudaStream_t) {
   std::memcpy(dst, src, bytes);

@@ -193,6 +193,43 @@ TEST(KernelsOnHost, WideByteTiles) {
   check_case(into_view(permute_case({512, 256}, {1, 0}, 1), {528, 1}, 16, "buf[:, 16:528]"));  // rows 16 bytes in
 }
 
+// 1-byte plans through the copy engine (tma_byte_tile_transpose.cuh; tma_on_host.h emulates the
+// copies, zero fill, clipping and 128-byte swizzle). Which plans fit, then interior and edge
+// tiles, one batch dim, strided input rows, an output slice with guards, and sm_count 1 and 3
+// so that each block of the persistent grid walks many tiles through every load and store
+// stage. ctest's forced run (TORCH_TRANSPOSE_TMA_PERSISTENT=0) runs them one tile per block;
+// the runs that set TORCH_TRANSPOSE_TMA_TILE=0 send them to the square tile kernels.
+TEST(KernelsOnHost, TmaByteTiles) {
+  auto fits = [](const Case& c, uintptr_t in = 4096, uintptr_t out = 8192) {
+    const LayoutPlan plan = plan_of(c, in, out);
+    torch_transpose::TmaMap in_map, out_map;
+    torch_transpose::TmaTileArgs args;
+    return torch_transpose::make_tma_byte_tile_args(plan, reinterpret_cast<void*>(in), reinterpret_cast<void*>(out),
+                                                    /*wide_fills=*/false, in_map, out_map, args);
+  };
+  EXPECT_TRUE(fits(permute_case({208, 144}, {1, 0}, 1)));
+  EXPECT_TRUE(fits(permute_case({3, 160, 48}, {0, 2, 1}, 1)));        // one batch dim
+  EXPECT_FALSE(fits(permute_case({208, 144}, {1, 0}, 2)));            // 2-byte elements
+  EXPECT_FALSE(fits(permute_case({208, 136}, {1, 0}, 1)));            // rows of 136 bytes: no 16-byte vectors
+  EXPECT_FALSE(fits(permute_case({208, 144}, {1, 0}, 1), 4097));      // misaligned input base
+  EXPECT_FALSE(fits(permute_case({2, 3, 64, 48}, {1, 0, 3, 2}, 1)));  // two batch dims
+  EXPECT_FALSE(fits(permute_case({3, 64, 48}, {0, 2, 1}, 1, {0, 48, 1})));  // expanded batch: stride 0
+  if (std::getenv("TORCH_TRANSPOSE_TMA_PERSISTENT") == nullptr) {
+    EXPECT_TRUE(torch_transpose::wants_tma_persistent(int64_t{4096} * 4096));   // 32 MB read + written
+    EXPECT_FALSE(torch_transpose::wants_tma_persistent(int64_t{8192} * 8192));  // 128 MB
+  }
+
+  // Each above 32768 elements, so the direct kernel does not take it.
+  for (int sm_count : {1, 3}) {
+    check_case(permute_case({256, 384}, {1, 0}, 1), sm_count);            // whole tiles
+    check_case(permute_case({304, 208}, {1, 0}, 1), sm_count);            // edge tiles on both dims
+    check_case(permute_case({48, 1040}, {1, 0}, 1), sm_count);            // one tile row, its edge 16 wide
+    check_case(permute_case({3, 160, 304}, {0, 2, 1}, 1), sm_count);      // batches with edges
+    check_case(permute_case({144, 272}, {1, 0}, 1, {400, 1}), sm_count);  // input rows 400 bytes apart
+    check_case(into_view(permute_case({272, 176}, {1, 0}, 1), {320, 1}, 32, "buf[:, 32:304]"), sm_count);
+  }
+}
+
 // With more SMs than full-size tiles, full-width vector plans take tiles of half the side
 // (tile_transpose.cuh, wants_small_tiles); sm_count 1000 makes these problems small.
 TEST(KernelsOnHost, SmallProblemsTakeHalfSideTiles) {
