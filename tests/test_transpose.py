@@ -169,16 +169,21 @@ def test_wide_byte_tiles(device, dtype, shape):
     assert_only_view_written(buf, view, reference(x), before)
 
 
+def rerun_with_switches(switches, selection, passed):
+    """Runs this file's cases matching `selection` in a pytest process of their own with the
+    given TORCH_TRANSPOSE_* switches set (the library reads each switch once per process), and
+    checks that exactly `passed` of them ran and passed."""
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__, "-k", selection],
+                          env={**os.environ, **switches}, capture_output=True, text=True)
+    assert done.returncode == 0 and re.search(rf"\b{passed} passed", done.stdout), done.stdout[-2000:] + done.stderr[-2000:]
+
+
 @pytest.mark.cuda
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 def test_wide_byte_tiles_forced():
-    # The switch is read once per process, so the cases run in a pytest process of their own;
-    # the copy engine's tiles, which would take these plans first, are off there.
-    env = {**os.environ, "TORCH_TRANSPOSE_WIDE_BYTE_TILE": "1", "TORCH_TRANSPOSE_TMA_TILE": "0"}
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__,
-                           "-k", "test_wide_byte_tiles and cuda and not forced"],
-                          env=env, capture_output=True, text=True)
-    assert done.returncode == 0 and re.search(r"\b12 passed", done.stdout), done.stdout[-2000:] + done.stderr[-2000:]
+    # The copy engine's tiles, which would take these plans first, are off there.
+    rerun_with_switches({"TORCH_TRANSPOSE_WIDE_BYTE_TILE": "1", "TORCH_TRANSPOSE_TMA_TILE": "0"},
+                        "test_wide_byte_tiles and cuda and not forced", 12)
 
 
 # On sm_90 and newer, 1-byte transposes whose rows take 16-byte vectors go through the copy
@@ -206,12 +211,7 @@ def test_byte_tiles_with_edges_batches_and_views(device, shape):
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 @pytest.mark.parametrize("switch", ["TORCH_TRANSPOSE_TMA_PERSISTENT", "TORCH_TRANSPOSE_TMA_TILE"])
 def test_byte_tiles_other_kernels(switch):
-    # The switches are read once per process, so the cases run in a pytest process of their own.
-    env = {**os.environ, switch: "0"}
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__,
-                           "-k", "test_byte_tiles_with_edges and cuda"],
-                          env=env, capture_output=True, text=True)
-    assert done.returncode == 0 and re.search(r"\b5 passed", done.stdout), done.stdout[-2000:] + done.stderr[-2000:]
+    rerun_with_switches({switch: "0"}, "test_byte_tiles_with_edges and cuda", 5)
 
 
 def test_out_batched_and_op_returns_nothing(device):

@@ -6,10 +6,12 @@
 //                    narrow_transpose (a packed fast dim of 2..16 elements against aligned
 //                    lines; interleave_transpose when the lines are whole 16-byte vectors),
 //                    box_tile_transpose (both fast dims whole in a tile with a chunk of a batch
-//                    dim), flat_tile_transpose (any other fast dim under 32 elements) or
-//                    tile_transpose (window_tile_transpose when rows cannot take 16-byte
-//                    vectors on both sides but the output's fast dim has unit stride; tiles
-//                    of half the side when a problem has fewer tiles than SMs)
+//                    dim), flat_tile_transpose (any other fast dim under 32 elements),
+//                    tma_byte_tile_transpose (1-byte plans with 16-byte vectors on sm_90 and
+//                    newer: the copy engine moves the tiles) or tile_transpose
+//                    (window_tile_transpose when rows cannot take 16-byte vectors on both
+//                    sides but the output's fast dim has unit stride; tiles of half the side
+//                    when a problem has fewer tiles than SMs)
 // Kernels are templated on element width, vector width V (from the plan's alignment analysis)
 // and index width (32-bit unless an in-tile offset could overflow it; then V = 1).
 #include <algorithm>

@@ -24,6 +24,9 @@ namespace torch_transpose {
 template <int E> struct TileShape { static constexpr int kTile = E <= 2 ? 128 : (E <= 8 ? 64 : 32); };
 template <int E> struct TilePad { static constexpr int kPad = E >= 4 ? 1 : 4 / E; };
 
+// On sm_90 and newer, 1-byte plans with 16-byte vectors go to the copy engine's tiles first
+// (tma_byte_tile_transpose.cuh); these byte tiles serve the plans it refuses (two or more batch
+// dims, older GPUs, TORCH_TRANSPOSE_TMA_TILE=0).
 // 1-byte tiles with 16-byte vectors can be 256 x 256 instead: each tile row is then 256 bytes,
 // two lines, on both sides. The 128-byte rows of 128 x 128 byte tiles were the one thing 1-byte
 // tiles (0.91-0.93 of copy) did not share with 2- and 4-byte tiles (256-byte rows, 0.95-0.97);

@@ -43,15 +43,16 @@ struct TmaPipeline {
   static constexpr size_t kSmemBytes = 1024 + size_t{kLoads + kStores} * kTmaTileBytes + kLoads * sizeof(uint64_t);
 };
 
-// Which pipeline, by problem size. H200, 2026-12-01, GPU time per call against a same-bytes copy
-// (bench/NOTES.md v20):
+// Which pipeline, by problem size. H200, 2026-12-01, GPU time per call against a same-bytes copy,
+// two machines (bench/NOTES.md v20):
 // * Problems that fit the 50 MB L2 (int8 4096², 2064 x 8208): a persistent grid, 2 blocks per
-//   SM, 3 loads ahead, 0.94-0.97 (0.90-0.91 with edges); one tile per block 0.82-0.88.
+//   SM, 3 loads ahead, 0.94-0.97 (0.90-0.93 with edges); one tile per block 0.79-0.88.
 // * Larger ones (int8 8192², 16384², 32 x 2048²): one tile per block, 6 blocks per SM, the L2
-//   filled in 256-byte pieces, 0.943-0.972; the persistent grid 0.85-0.88 (its blocks drift
+//   filled in 256-byte pieces, 0.935-0.972; the persistent grid 0.81-0.88 (its blocks drift
 //   apart, so the tiles in flight spread over more of the tensors; 256-byte fills made it worse)
-//   and the square tile kernel 0.928-0.968. Blocks in launch order keep the tiles in flight
-//   together, as the one-block-per-tile grids of the other kernels do (cuda_kernels.cu).
+//   and the square tile kernel 0.919-0.970. Blocks in launch order keep the tiles in flight
+//   together, as the one-block-per-tile grids of the other kernels do (cuda_kernels.cu). One
+//   tile per block transposed in place (17 KB, 8 blocks per SM) lost by 0.003-0.007.
 using TmaPersistentTiles = TmaPipeline<3, 3, 2, true>;
 using TmaOneTilePerBlock = TmaPipeline<1, 1, 6, false>;
 constexpr int64_t kTmaPersistentMaxBytes = int64_t{48} << 20;  // bytes read + written
@@ -94,13 +95,13 @@ template <typename Pipe>
 __global__ void __launch_bounds__(kThreads, Pipe::kBlocks)
 tma_byte_tile_transpose_kernel(const __grid_constant__ TmaMap in_map, const __grid_constant__ TmaMap out_map,
                                const TmaTileArgs args) {
-  constexpr int kTmaLoadStages = Pipe::kLoads, kTmaStoreStages = Pipe::kStores;
+  constexpr int kLoads = Pipe::kLoads, kStores = Pipe::kStores;
   unsigned char* loads = align_shared_1024(dynamic_smem());
-  unsigned char* stores = loads + kTmaLoadStages * kTmaTileBytes;
-  uint64_t* loaded = reinterpret_cast<uint64_t*>(stores + kTmaStoreStages * kTmaTileBytes);  // one per load stage
+  unsigned char* stores = loads + kLoads * kTmaTileBytes;
+  uint64_t* loaded = reinterpret_cast<uint64_t*>(stores + kStores * kTmaTileBytes);  // one per load stage
 
-  // This block's tiles: first, first + step, ... (a persistent grid of kTmaBlocksPerSm per SM;
-  // make_tma_byte_tile_args keeps the tile count below 2^31).
+  // This block's tiles: first, first + step, ... (a persistent grid, Pipe::kBlocks per SM), or
+  // just its own (one block per tile). make_tma_byte_tile_args keeps the tile count below 2^31.
   const uint32_t total = static_cast<uint32_t>(args.order.total), first = blockIdx.x, step = gridDim.x;
   const uint32_t mine = first < total ? (total - first + step - 1) / step : 0;
   auto corner = [&](uint32_t i, int& a0, int& b0, int& item) {
@@ -117,19 +118,19 @@ tma_byte_tile_transpose_kernel(const __grid_constant__ TmaMap in_map, const __gr
   };
 
   if (threadIdx.x == 0) {
-    for (int s = 0; s < kTmaLoadStages; ++s) mbarrier_init(&loaded[s], 1);
+    for (int s = 0; s < kLoads; ++s) mbarrier_init(&loaded[s], 1);
     mbarrier_init_fence();
   }
   __syncthreads();
   if (threadIdx.x == 0)
-    for (int s = 0; s < kTmaLoadStages && static_cast<uint32_t>(s) < mine; ++s) load(s, s);
+    for (int s = 0; s < kLoads && static_cast<uint32_t>(s) < mine; ++s) load(s, s);
 
   const int warp = static_cast<int>(threadIdx.x) >> 5, lane = static_cast<int>(threadIdx.x) & 31;
   const int k = lane >> 2, q = lane & 3, c = (k + warp) & 7;
-  int stage = 0, store_stage = 0;  // tile i sits in load stage i % kTmaLoadStages, goes out of i % kTmaStoreStages
-  uint32_t parity = 0;             // (i / kTmaLoadStages) % 2: which phase of the stage's barrier
+  int stage = 0, store_stage = 0;  // tile i sits in load stage i % kLoads, goes out of i % kStores
+  uint32_t parity = 0;             // (i / kLoads) % 2: which phase of the stage's barrier
   for (uint32_t i = 0; i < mine; ++i) {
-    if constexpr (kTmaStoreStages == 1) {  // the one output buffer must be read out before it fills again
+    if constexpr (kStores == 1) {  // the one output buffer must be read out before it fills again
       if (i > 0) {
         if (threadIdx.x == 0) tma_wait_stores_read<0>();
         __syncthreads();
@@ -154,22 +155,22 @@ tma_byte_tile_transpose_kernel(const __grid_constant__ TmaMap in_map, const __gr
           make_uint4(columns[0][col], columns[1][col], columns[2][col], columns[3][col]);
     }
     tma_fence_shared_writes();
-    // Store i + 1 will fill the buffer of store i + 1 - kTmaStoreStages: it must be read out.
-    if constexpr (kTmaStoreStages >= 2) {
-      if (threadIdx.x == 0) tma_wait_stores_read<kTmaStoreStages - 2>();
+    // Store i + 1 will fill the buffer of store i + 1 - kStores: it must be read out.
+    if constexpr (kStores >= 2) {
+      if (threadIdx.x == 0) tma_wait_stores_read<kStores - 2>();
     }
     __syncthreads();  // tile_out written, tile_in read by every thread
     if (threadIdx.x == 0) {
       int a0, b0, item;
       corner(i, a0, b0, item);
       tma_store_box(&out_map, tile_out, b0, a0, item);
-      if (i + kTmaLoadStages < mine) load(i + kTmaLoadStages, stage);
+      if (i + kLoads < mine) load(i + kLoads, stage);
     }
-    if (++stage == kTmaLoadStages) {
+    if (++stage == kLoads) {
       stage = 0;
       parity ^= 1;
     }
-    if (++store_stage == kTmaStoreStages) store_stage = 0;
+    if (++store_stage == kStores) store_stage = 0;
   }
   if (threadIdx.x == 0) tma_wait_stores_done();  // shared memory must outlive the stores' reads
 }
