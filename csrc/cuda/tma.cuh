@@ -24,8 +24,9 @@
 namespace torch_transpose {
 
 // One tensor as a TMA view: three dims, innermost first, in elements of element_bytes (a
-// tensor with fewer has dims of size 1); byte strides of dims 1 and 2; the box a copy moves. Boxes here are 128 bytes wide (the
-// 128-byte swizzle's limit), 16-byte chunk c of box row r stored at chunk c ^ (r % 8).
+// tensor with fewer has dims of size 1); byte strides of dims 1 and 2; the box a copy moves.
+// Boxes here are 128 bytes wide (the 128-byte swizzle's limit), 16-byte chunk c of box row r
+// stored at chunk c ^ (r % 8).
 struct TmaTensorSpec {
   void* base = nullptr;
   int element_bytes = 1;
@@ -101,8 +102,9 @@ __device__ __forceinline__ unsigned char* align_shared_1024(unsigned char* p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 #define TT_TMA_PTX(...) asm volatile(__VA_ARGS__)
 #else
-// Built for an older architecture: the kernels must not run (tma_kernels_usable says so on the
-// host), and a launch that got through anyway stops here rather than writing nothing.
+// Built for an older architecture: the kernels must not run (tma_tile_kernel_ready in
+// cuda_kernels.cu says so on the host), and a launch that got through anyway stops here rather
+// than writing nothing.
 #define TT_TMA_PTX(...) __trap()
 #endif
 
