@@ -215,29 +215,45 @@ bool launch_window_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_
   }
 }
 
+// A yes or no about the current device, worked out by `check` once per device and remembered
+// (bit d of each mask: device d). A CUDA error that a refusing check leaves is cleared, so that
+// it cannot fail the launch check of the call that asked; that call takes another kernel.
+class PerDeviceAnswer {
+ public:
+  template <typename Check>
+  bool get(Check&& check) {
+    int device = 0;
+    cudaGetDevice(&device);
+    const uint64_t bit = uint64_t{1} << (device & 63);
+    if (yes_.load(std::memory_order_acquire) & bit) return true;
+    if (no_.load(std::memory_order_acquire) & bit) return false;
+    const bool ok = check(device);
+    if (!ok) cudaGetLastError();
+    (ok ? yes_ : no_).fetch_or(bit, std::memory_order_acq_rel);
+    return ok;
+  }
+
+ private:
+  std::atomic<uint64_t> yes_{0}, no_{0};
+};
+
 // 1-byte tiles of kWideByteTile x kWideByteTile (tile_transpose.cuh says why), in dynamic shared
 // memory above the 48 KB that a launch gets without asking; the kernel is opted in once per device.
-// false when the plan does not take them (wants_wide_byte_tiles).
+// false when the plan does not take them (wants_wide_byte_tiles) or the device refuses the opt-in.
 template <typename T>
 bool launch_wide_byte_tiles(const LayoutPlan& plan, const T* in, T* out, cudaStream_t stream, int sm_count) {
   constexpr int kTile = kWideByteTile, kV = 16 / sizeof(T);
+  constexpr int smem = tile_smem_bytes<T, kTile>();
+  static PerDeviceAnswer opted_in;
   const FastDims f = FastDims::from_plan(plan);
   if (plan.needs_64bit_index ||
-      !wants_wide_byte_tiles(f.size_a, f.size_b, square_tile_count(plan, kWideByteTile), sm_count))
+      !wants_wide_byte_tiles(f.size_a, f.size_b, square_tile_count(plan, kWideByteTile), sm_count) ||
+      !opted_in.get([](int) {
+        return cudaFuncSetAttribute(tile_transpose_kernel<T, kV, int32_t, kTile>,
+                                    cudaFuncAttributeMaxDynamicSharedMemorySize, smem) == cudaSuccess;
+      }))
     return false;
   const SquareTileArgs args = SquareTileArgs::make(plan, kTile);
-  constexpr int smem = tile_smem_bytes<T, kTile>();
-  static std::atomic<uint64_t> opted_in_devices{0};  // bit d: device d allows `smem`
-  int device = 0;
-  cudaGetDevice(&device);
-  const uint64_t bit = uint64_t{1} << (device & 63);
-  // A failure stays recorded for the cudaGetLastError of run_layout_plan_cuda, and the launch
-  // below then fails too; the device is marked only once the attribute is set.
-  if (!(opted_in_devices.load(std::memory_order_acquire) & bit) &&
-      cudaFuncSetAttribute(tile_transpose_kernel<T, kV, int32_t, kTile>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                           smem) == cudaSuccess) {
-    opted_in_devices.fetch_or(bit, std::memory_order_acq_rel);
-  }
   launch_kernel(tile_transpose_kernel<T, kV, int32_t, kTile>, grid_for(args.order.total, sm_count), kThreads, smem, stream,
                 in, out, args);
   return true;
@@ -248,22 +264,16 @@ bool launch_wide_byte_tiles(const LayoutPlan& plan, const T* in, T* out, cudaStr
 // shared memory above 48 KB opted in. Asked once per device and pipeline.
 template <typename Pipe>
 bool tma_tile_kernel_ready() {
-  static std::atomic<uint64_t> ready{0}, refused{0};  // bit d: device d
-  int device = 0;
-  cudaGetDevice(&device);
-  const uint64_t bit = uint64_t{1} << (device & 63);
-  if (ready.load(std::memory_order_acquire) & bit) return true;
-  if (refused.load(std::memory_order_acquire) & bit) return false;
-  int major = 0;
-  cudaFuncAttributes attributes{};
-  const bool ok = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess && major >= 9 &&
-                  cudaFuncGetAttributes(&attributes, tma_byte_tile_transpose_kernel<Pipe>) == cudaSuccess &&
-                  attributes.binaryVersion >= 90 && attributes.ptxVersion >= 90 &&
-                  cudaFuncSetAttribute(tma_byte_tile_transpose_kernel<Pipe>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       static_cast<int>(Pipe::kSmemBytes)) == cudaSuccess;
-  if (!ok) cudaGetLastError();  // a refused query must not fail this call's launch check
-  (ok ? ready : refused).fetch_or(bit, std::memory_order_acq_rel);
-  return ok;
+  static PerDeviceAnswer ready;
+  return ready.get([](int device) {
+    int major = 0;
+    cudaFuncAttributes attributes{};
+    return cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess && major >= 9 &&
+           cudaFuncGetAttributes(&attributes, tma_byte_tile_transpose_kernel<Pipe>) == cudaSuccess &&
+           attributes.binaryVersion >= 90 && attributes.ptxVersion >= 90 &&
+           cudaFuncSetAttribute(tma_byte_tile_transpose_kernel<Pipe>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                static_cast<int>(Pipe::kSmemBytes)) == cudaSuccess;
+  });
 }
 
 template <typename Pipe>
