@@ -73,6 +73,15 @@ def progress(i, n, label):
         sys.stderr.write("\n")
 
 
+def check_bits(got, expected, what):
+    """Raises unless `got` (a tensor or array) holds `expected`'s shape and bytes exactly (NaN
+    payloads and -0.0 included)."""
+    got = torch.as_tensor(got, device=expected.device) if not isinstance(got, torch.Tensor) else got
+    if tuple(got.shape) != tuple(expected.shape) or not torch.equal(
+            got.reshape(-1).view(torch.uint8), expected.reshape(-1).view(torch.uint8)):
+        raise AssertionError(f"{what} gave a wrong result")
+
+
 def measure_case(case, args, min_run_time, impl_names):
     x = case.make_input(args.device)
     useful_bytes = 2 * x.numel() * x.element_size()
@@ -83,10 +92,7 @@ def measure_case(case, args, min_run_time, impl_names):
         if fn is None:
             continue
         if impl not in ("copy", "view_copy"):
-            got = fn()
-            got = torch.as_tensor(got, device=x.device) if not isinstance(got, torch.Tensor) else got
-            if not torch.equal(got.reshape(-1).view(torch.uint8), expected.reshape(-1).view(torch.uint8)):
-                raise AssertionError(f"{impl} gave a wrong result on {case.name}")
+            check_bits(fn(), expected, f"{impl} on {case.name}")
         modes = [("call", timing.median_seconds)]
         if case.group == "small" and args.device == "cuda" and impl in ("torch_transpose", "eager"):
             modes.append(("graph", timing.median_seconds_graphed))

@@ -1,8 +1,16 @@
-"""The benchmark's case filter: names hold ', ' inside parentheses, so a plain split on commas
-once matched every case (" 1" is in almost every name)."""
+"""The benchmark's command-line tools. The case filter: names hold ', ' inside parentheses, so a
+plain split on commas once matched every case (" 1" is in almost every name). bench.ab_gpu_time:
+settings, the table, the bit check it shares with the benchmark, and a short CPU run end to end
+(each setting in its own process)."""
 import argparse
+import re
+import subprocess
+import sys
 
-from bench import run
+import pytest
+import torch
+
+from bench import ab_gpu_time, run
 
 
 def _chosen(cases):
@@ -19,3 +27,48 @@ def test_plain_substrings_still_match_several_cases():
     chosen = _chosen("8192x8192,4194304x16")
     assert "fp32 8192x8192" in chosen and "int8 8192x8192" in chosen and "fp32 4194304x16" in chosen
     assert not any("5-D" in name for name in chosen)
+
+
+
+def test_settings_parse_and_malformed_ones_are_refused():
+    assert ab_gpu_time.parse_setting("") == {}
+    assert ab_gpu_time.parse_setting("A=1  B=0") == {"A": "1", "B": "0"}
+    assert ab_gpu_time.parse_setting("A=") == {"A": ""}
+    for bad in ("A", "=1", "A=1 B"):
+        with pytest.raises(ValueError, match="NAME=VALUE"):
+            ab_gpu_time.parse_setting(bad)
+
+
+def test_table_has_a_row_per_case_and_a_cell_per_setting_with_every_round():
+    rounds = [{"": {"c1": 0.9512, "c2": 1.0}, "X=0": {"c1": 0.5, "c2": 0.25}},
+              {"": {"c1": 0.96, "c2": 0.99}, "X=0": {"c1": 0.51, "c2": 0.26}}]
+    assert ab_gpu_time.table(["", "X=0"], rounds).splitlines() == [
+        "| case | as is | X=0 |", "|---|---|---|",
+        "| c1 | 0.951 / 0.960 | 0.500 / 0.510 |", "| c2 | 1.000 / 0.990 | 0.250 / 0.260 |"]
+
+
+def test_bit_check_sees_signed_zeros_nan_payloads_and_shapes():
+    expected = torch.tensor([[0.0, 1.0], [float("nan"), 2.0]])
+    run.check_bits(expected.clone(), expected, "same")
+    for wrong in (torch.tensor([[-0.0, 1.0], [float("nan"), 2.0]]),
+                  expected.clone().view(torch.int32).bitwise_or(1).view(torch.float32),
+                  expected.reshape(1, 4)):
+        with pytest.raises(AssertionError, match="wrong result"):
+            run.check_bits(wrong, expected, "wrong")
+
+
+def test_ab_runs_each_setting_in_its_own_process_on_the_cpu(tmp_path):
+    out = tmp_path / "ab.md"
+    done = subprocess.run([sys.executable, "-m", "bench.ab_gpu_time", "--device", "cpu", "--cases", "NCHW->NHWC",
+                           "--settings", "", "TORCH_TRANSPOSE_CPU_AVX512=0", "--rounds", "1", "--calls", "1",
+                           "--out", str(out)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    rows = out.read_text().splitlines()
+    assert rows[0] == "| case | as is | TORCH_TRANSPOSE_CPU_AVX512=0 |"
+    assert re.fullmatch(r"\| fp32 NCHW->NHWC 16x64x56x56 \| \d+\.\d{3} \| \d+\.\d{3} \|", rows[2]), rows
+
+
+def test_ab_refuses_a_filter_that_matches_nothing():
+    done = subprocess.run([sys.executable, "-m", "bench.ab_gpu_time", "--device", "cpu", "--cases", "no such case"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode != 0 and "no cpu suite case matches" in done.stderr

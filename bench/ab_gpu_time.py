@@ -1,0 +1,151 @@
+"""A/B of kernel switches by GPU time: each setting (a set of environment variables) runs in its
+own process, for several rounds, and times each case's op against a copy of the same bytes in
+that process.
+
+    python -m bench.ab_gpu_time --cases "int8 8192x8192,(2, 1, 0)" \\
+        --settings "" "TORCH_TRANSPOSE_TMA_TILE=0" --rounds 2 [--out ab.md]
+
+Why a tool of its own: the switches (bench/README.md, "Tuning and profiling") are read once per
+process, so an A/B needs a process per setting; machines differ by up to 0.01 of copy on the same
+kernel (bench/NOTES.md), so settings are compared within one GPU call and round against round;
+and by wall clock the benchmark also times the host, which hides kernel changes on calls of a
+few microseconds. GPU time here: `--calls` calls queued behind a sleep kernel (so the GPU never
+waits for the host), CUDA events around the batch, best of 3; copy = `dst.copy_(src)` of the
+same bytes. On the CPU (the tests) the same loop is timed by the wall clock.
+
+Every case's output is compared bit for bit with eager's before it is timed. The table's cells
+are copy's time / ours, one per round ("r1 / r2"), one column per setting.
+"""
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import time
+
+import torch
+
+from . import impls as impl_defs
+from . import run
+
+
+def parse_setting(text):
+    """'A=1 B=0' -> {'A': '1', 'B': '0'}; '' -> {} (the environment as it is)."""
+    setting = {}
+    for word in text.split():
+        name, sep, value = word.partition("=")
+        if not sep or not name:
+            raise ValueError(f"expected settings of the form NAME=VALUE, got {word!r} in {text!r}")
+        setting[name] = value
+    return setting
+
+
+def setting_label(text):
+    return text.strip() or "as is"
+
+
+def seconds_per_call(fn, device, calls):
+    fn()  # warm-up: the first call's allocations and launches stay out of the timing
+    best = math.inf
+    for _ in range(3):
+        if device == "cuda":
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            torch.cuda.synchronize()
+            torch.cuda._sleep(50_000_000)  # holds the GPU while the calls below are queued
+            start.record()
+            for _ in range(calls):
+                fn()
+            end.record()
+            torch.cuda.synchronize()
+            seconds = start.elapsed_time(end) / 1e3
+        else:
+            begin = time.perf_counter()
+            for _ in range(calls):
+                fn()
+            seconds = time.perf_counter() - begin
+        best = min(best, seconds / calls)
+    return best
+
+
+def measure(case, device, calls):
+    """One case in this process: ours and copy's seconds per call, after a bit-for-bit check."""
+    x = case.make_input(device)
+    ours = impl_defs.ours(case, x)
+    run.check_bits(ours(), impl_defs.eager(case, x)(), f"torch_transpose on {case.name}")
+    return {"case": case.name, "ours_s": seconds_per_call(ours, device, calls),
+            "copy_s": seconds_per_call(impl_defs.copy(case, x), device, calls)}
+
+
+def worker(args):
+    for case in run.select_cases(args):
+        print(json.dumps(measure(case, args.device, args.calls)), flush=True)
+        if args.device == "cuda":
+            torch.cuda.empty_cache()
+
+
+def run_setting(args, text):
+    """The cases under one setting, in a fresh process: {case: copy's time / ours}."""
+    command = [sys.executable, "-m", "bench.ab_gpu_time", "--worker", "--device", args.device,
+               "--cases", args.cases, "--calls", str(args.calls)]
+    env = dict(os.environ, **parse_setting(text))
+    done = subprocess.run(command, env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"setting {setting_label(text)!r} failed:\n{done.stdout}{done.stderr}")
+    ratios = {}
+    for line in done.stdout.splitlines():
+        if line.startswith("{"):
+            record = json.loads(line)
+            ratios[record["case"]] = record["copy_s"] / record["ours_s"]
+    return ratios
+
+
+def table(settings, rounds):
+    """rounds[r][setting][case] -> Markdown rows: one per case, one column per setting."""
+    cases = list(dict.fromkeys(case for by_setting in rounds for r in by_setting.values() for case in r))
+    lines = ["| case | " + " | ".join(setting_label(s) for s in settings) + " |",
+             "|---|" + "---|" * len(settings)]
+    for case in cases:
+        cells = [" / ".join(f"{r[s][case]:.3f}" for r in rounds) for s in settings]
+        lines.append(f"| {case} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(prog="python -m bench.ab_gpu_time", description=__doc__.splitlines()[0])
+    p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu", choices=["cpu", "cuda"])
+    p.add_argument("--cases", required=True, help="as `python -m bench --cases` (substrings of case names)")
+    p.add_argument("--settings", nargs="+", default=[""],
+                   help="one argument per setting, each 'NAME=VALUE ...' ('' = the environment as it is)")
+    p.add_argument("--rounds", type=int, default=2)
+    p.add_argument("--calls", type=int, default=30, help="calls per timed batch")
+    p.add_argument("--out", default=None, help="also write the table to this Markdown file")
+    p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    args.quick, args.dtypes = False, ""  # what run.select_cases also reads
+    for text in args.settings:
+        parse_setting(text)  # a malformed setting fails here, before any process starts
+    return args
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    if args.worker:
+        return worker(args)
+    if not run.select_cases(args):
+        raise SystemExit(f"no {args.device} suite case matches --cases {args.cases!r}")
+    rounds = []
+    for r in range(args.rounds):
+        rounds.append({})
+        for text in args.settings:
+            rounds[-1][text] = run_setting(args, text)
+            print(f"round {r + 1}, {setting_label(text)}: done", file=sys.stderr, flush=True)
+    result = table(args.settings, rounds)
+    print(result)
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(result + "\n")
+
+
+if __name__ == "__main__":
+    main()
