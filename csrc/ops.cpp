@@ -125,6 +125,9 @@ uintptr_t address_of(const Tensor& t) {
 LayoutPlan plan_for(const Tensor& self, const std::vector<int64_t>& perm, const Tensor& out) {
   LayoutProblem problem;
   problem.element_bytes = static_cast<int>(self.element_size());
+  problem.sizes.reserve(perm.size());
+  problem.in_strides.reserve(perm.size());
+  problem.out_strides.reserve(perm.size());
   for (size_t i = 0; i < perm.size(); ++i) {
     problem.sizes.push_back(self.size(perm[i]));
     problem.in_strides.push_back(self.stride(perm[i]));

@@ -21,9 +21,12 @@ struct BatchIndexer {
   int64_t in_strides[kMaxPlanRank];
   int64_t out_strides[kMaxPlanRank];
 
+  // The plan's batch dims in order (plan.batch_dims(), without building its vector: this runs
+  // several times per call on the CUDA path, where host time per call matters).
   static BatchIndexer from_plan(const LayoutPlan& plan) {
     BatchIndexer indexer;
-    for (int d : plan.batch_dims()) {
+    for (int d = 0; d < plan.rank; ++d) {
+      if (d == plan.in_fast_dim || d == plan.out_fast_dim) continue;
       indexer.sizes[indexer.rank] = plan.sizes[d];
       indexer.in_strides[indexer.rank] = plan.in_strides[d];
       indexer.out_strides[indexer.rank] = plan.out_strides[d];

@@ -31,10 +31,13 @@ void validate(const LayoutProblem& p) {
 // Kernels load whole elements, which needs natural alignment. An element whose address is not
 // a multiple of its size (possible through from_blob or byte-offset views) is moved as k-byte
 // pieces instead: one more innermost dim of size E/k with stride 1 on both sides.
-LayoutProblem split_misaligned_elements(const LayoutProblem& p) {
+int aligned_piece_bytes(const LayoutProblem& p) {
   int piece = p.element_bytes;
   while (piece > 1 && (p.in_address % piece != 0 || p.out_address % piece != 0)) piece /= 2;
-  if (piece == p.element_bytes) return p;
+  return piece;
+}
+
+LayoutProblem split_misaligned_elements(const LayoutProblem& p, int piece) {
   const int64_t pieces = p.element_bytes / piece;
   LayoutProblem split = p;
   split.element_bytes = piece;
@@ -50,11 +53,23 @@ struct Dim {
   int64_t size, in_stride, out_stride;
 };
 
-// Largest offset (in elements) reachable by an index confined to the given dims.
-int64_t max_offset(const LayoutPlan& plan, const int64_t* strides, const std::vector<int>& dims) {
-  int64_t total = 0;
-  for (int d : dims) total += (plan.sizes[d] - 1) * strides[d];
+// Largest offset (in elements) reachable by an index confined to the fast dims a and b.
+int64_t fast_dims_max_offset(const LayoutPlan& plan, const int64_t* strides, int a, int b) {
+  int64_t total = (plan.sizes[b] - 1) * strides[b];
+  if (a != b) total += (plan.sizes[a] - 1) * strides[a];
   return total;
+}
+
+// std::stable_sort's order without its temporary buffer: a plan has a handful of dims, and this
+// runs on every call (host time per call matters for small tensors, bench/NOTES.md).
+template <typename Less>
+void insertion_sort_stable(std::vector<Dim>& dims, Less less) {
+  for (size_t i = 1; i < dims.size(); ++i) {
+    const Dim d = dims[i];
+    size_t j = i;
+    for (; j > 0 && less(d, dims[j - 1]); --j) dims[j] = dims[j - 1];
+    dims[j] = d;
+  }
 }
 
 }  // namespace
@@ -100,12 +115,18 @@ int choose_vector_elems(const LayoutPlan& plan, uintptr_t in_address, uintptr_t 
 
 LayoutPlan plan_layout_copy(const LayoutProblem& original) {
   validate(original);
-  const LayoutProblem problem = split_misaligned_elements(original);
+  // The problem as given unless its elements are misaligned (copying it would cost a call three
+  // allocations for nothing).
+  const int piece = aligned_piece_bytes(original);
+  LayoutProblem split;
+  if (piece != original.element_bytes) split = split_misaligned_elements(original, piece);
+  const LayoutProblem& problem = piece != original.element_bytes ? split : original;
   LayoutPlan plan;
   plan.element_bytes = problem.element_bytes;
 
   // 1. Drop size-1 dims (their strides never matter); any size-0 dim empties the problem.
   std::vector<Dim> dims;
+  dims.reserve(problem.sizes.size());
   int64_t numel = 1;
   for (size_t i = 0; i < problem.sizes.size(); ++i) {
     numel *= problem.sizes[i];
@@ -119,23 +140,27 @@ LayoutPlan plan_layout_copy(const LayoutProblem& original) {
 
   // 2. Order by output stride, largest first, so the output's fastest dim is last. Ties (only
   //    possible for an overlapping output) fall back to the input stride, for determinism.
-  std::stable_sort(dims.begin(), dims.end(), [](const Dim& x, const Dim& y) {
+  insertion_sort_stable(dims, [](const Dim& x, const Dim& y) {
     if (x.out_stride != y.out_stride) return x.out_stride > y.out_stride;
     return x.in_stride > y.in_stride;
   });
 
-  // 3. Merge neighbours that are contiguous with each other on both sides.
-  std::vector<Dim> merged;
-  for (const Dim& d : dims) {
-    if (!merged.empty()) {
-      Dim& outer = merged.back();
+  // 3. Merge neighbours that are contiguous with each other on both sides (in place: merged
+  //    dims are never more than the dims they come from).
+  std::vector<Dim>& merged = dims;
+  size_t kept = 0;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    const Dim d = dims[i];
+    if (kept > 0) {
+      Dim& outer = merged[kept - 1];
       if (outer.out_stride == d.out_stride * d.size && outer.in_stride == d.in_stride * d.size) {
         outer = {outer.size * d.size, d.in_stride, d.out_stride};
         continue;
       }
     }
-    merged.push_back(d);
+    merged[kept++] = d;
   }
+  merged.resize(kept);
   if (merged.empty()) merged.push_back({1, 1, 1});  // a single element
   if (merged.size() > static_cast<size_t>(kMaxPlanRank)) {
     throw std::length_error("torch_transpose supports at most " + std::to_string(kMaxPlanRank) +
@@ -165,11 +190,9 @@ LayoutPlan plan_layout_copy(const LayoutProblem& original) {
   plan.kind = (a == b) ? PlanKind::Copy : PlanKind::Transpose;
 
   // 5. Index width: offsets inside one tile or one row (the batch part is always 64-bit).
-  std::vector<int> fast = {b};
-  if (a != b) fast.push_back(a);
   const int64_t limit = std::numeric_limits<int32_t>::max();
-  plan.needs_64bit_index = max_offset(plan, plan.in_strides, fast) >= limit ||
-                           max_offset(plan, plan.out_strides, fast) >= limit;
+  plan.needs_64bit_index = fast_dims_max_offset(plan, plan.in_strides, a, b) >= limit ||
+                           fast_dims_max_offset(plan, plan.out_strides, a, b) >= limit;
 
   plan.vector_elems = choose_vector_elems(plan, problem.in_address, problem.out_address);
   return plan;

@@ -3,6 +3,7 @@
 
 #include <stdexcept>
 
+#include "plan/batch_indexer.h"
 #include "plan/layout_plan.h"
 
 using torch_transpose::LayoutPlan;
@@ -141,4 +142,36 @@ TEST(LayoutPlan, ExplainNamesKindAndDims) {
   EXPECT_NE(text.find("transpose:"), std::string::npos);
   EXPECT_NE(text.find("sizes=[200, 300]"), std::string::npos);
   EXPECT_EQ(plan_layout_copy(permute_problem({0, 3}, {1, 0})).explain(), "empty: nothing to move");
+}
+
+// Dims with equal output and input strides keep their given order (the sort is stable), so the
+// plan of a problem never depends on the sort's implementation.
+TEST(LayoutPlan, TiedDimsKeepTheirOrder) {
+  LayoutProblem p;
+  p.sizes = {2, 3, 4};
+  p.in_strides = {5, 5, 1};
+  p.out_strides = {7, 7, 1};
+  const LayoutPlan plan = plan_layout_copy(p);
+  ASSERT_EQ(plan.rank, 3);
+  EXPECT_EQ(plan.sizes[0], 2);
+  EXPECT_EQ(plan.sizes[1], 3);
+  EXPECT_EQ(plan.sizes[2], 4);
+}
+
+// The batch indexer walks the plan's batch dims in batch_dims()'s order, for transposes and copies.
+TEST(LayoutPlan, BatchIndexerTakesTheBatchDimsInOrder) {
+  for (const LayoutPlan& plan : {plan_layout_copy(permute_problem({20, 30, 40, 50, 60}, {4, 2, 0, 3, 1})),
+                                 plan_layout_copy(permute_problem({8, 9, 10, 11}, {1, 0, 2, 3})),
+                                 plan_layout_copy(permute_problem({300, 200}, {1, 0})),
+                                 plan_layout_copy(permute_problem({3, 0, 5}, {2, 1, 0}))}) {
+    const torch_transpose::BatchIndexer indexer = torch_transpose::BatchIndexer::from_plan(plan);
+    const std::vector<int> dims = plan.batch_dims();
+    ASSERT_EQ(indexer.rank, static_cast<int>(dims.size())) << plan.explain();
+    EXPECT_EQ(indexer.rank, plan.batch_rank()) << plan.explain();
+    for (int i = 0; i < indexer.rank; ++i) {
+      EXPECT_EQ(indexer.sizes[i], plan.sizes[dims[i]]);
+      EXPECT_EQ(indexer.in_strides[i], plan.in_strides[dims[i]]);
+      EXPECT_EQ(indexer.out_strides[i], plan.out_strides[dims[i]]);
+    }
+  }
 }
