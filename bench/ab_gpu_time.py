@@ -28,6 +28,7 @@ import torch
 
 from . import impls as impl_defs
 from . import run
+from .host_overhead import hold_gpu
 
 
 def parse_setting(text):
@@ -51,8 +52,7 @@ def seconds_per_call(fn, device, calls):
     for _ in range(3):
         if device == "cuda":
             start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            torch.cuda.synchronize()
-            torch.cuda._sleep(50_000_000)  # holds the GPU while the calls below are queued
+            hold_gpu()  # the calls below are queued while the GPU sleeps
             start.record()
             for _ in range(calls):
                 fn()

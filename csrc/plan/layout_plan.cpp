@@ -145,34 +145,33 @@ LayoutPlan plan_layout_copy(const LayoutProblem& original) {
     return x.in_stride > y.in_stride;
   });
 
-  // 3. Merge neighbours that are contiguous with each other on both sides (in place: merged
-  //    dims are never more than the dims they come from).
-  std::vector<Dim>& merged = dims;
+  // 3. Merge neighbours that are contiguous with each other on both sides, in place: the first
+  //    `kept` dims are the merged ones.
   size_t kept = 0;
   for (size_t i = 0; i < dims.size(); ++i) {
     const Dim d = dims[i];
     if (kept > 0) {
-      Dim& outer = merged[kept - 1];
+      Dim& outer = dims[kept - 1];
       if (outer.out_stride == d.out_stride * d.size && outer.in_stride == d.in_stride * d.size) {
         outer = {outer.size * d.size, d.in_stride, d.out_stride};
         continue;
       }
     }
-    merged[kept++] = d;
+    dims[kept++] = d;
   }
-  merged.resize(kept);
-  if (merged.empty()) merged.push_back({1, 1, 1});  // a single element
-  if (merged.size() > static_cast<size_t>(kMaxPlanRank)) {
+  dims.resize(kept);
+  if (dims.empty()) dims.push_back({1, 1, 1});  // a single element
+  if (dims.size() > static_cast<size_t>(kMaxPlanRank)) {
     throw std::length_error("torch_transpose supports at most " + std::to_string(kMaxPlanRank) +
                             " dims after dropping size-1 dims and merging contiguous ones, got " +
-                            std::to_string(merged.size()));
+                            std::to_string(dims.size()));
   }
 
-  plan.rank = static_cast<int>(merged.size());
+  plan.rank = static_cast<int>(dims.size());
   for (int d = 0; d < plan.rank; ++d) {
-    plan.sizes[d] = merged[d].size;
-    plan.in_strides[d] = merged[d].in_stride;
-    plan.out_strides[d] = merged[d].out_stride;
+    plan.sizes[d] = dims[d].size;
+    plan.in_strides[d] = dims[d].in_stride;
+    plan.out_strides[d] = dims[d].out_stride;
   }
 
   // 4. The output's fastest dim is the last; the input's is its smallest non-zero stride
