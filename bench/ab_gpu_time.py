@@ -4,6 +4,10 @@ that process.
 
     python -m bench.ab_gpu_time --cases "int8 8192x8192,(2, 1, 0)" \\
         --settings "" "TORCH_TRANSPOSE_TMA_TILE=0" --rounds 2 [--out ab.md]
+    python -m bench.ab_gpu_time --shapes "int8 12288x12288,int8 4x8192x8192" --settings ...
+
+`--shapes` adds transposes of the last two dims outside the suite (a size rule's threshold is
+found between suite cases).
 
 Why a tool of its own: the switches (bench/README.md, "Tuning and profiling") are read once per
 process, so an A/B needs a process per setting; machines differ by up to 0.01 of copy on the same
@@ -26,6 +30,7 @@ import time
 
 import torch
 
+from . import cases as case_defs
 from . import impls as impl_defs
 from . import run
 from .host_overhead import hold_gpu
@@ -68,6 +73,26 @@ def seconds_per_call(fn, device, calls):
     return best
 
 
+def shape_cases(text):
+    """'int8 12288x12288,fp32 4x64x64' -> suite-like cases transposing the last two dims."""
+    chosen = []
+    for word in filter(None, (w.strip() for w in text.split(","))):
+        dtype, _, dims = word.partition(" ")
+        try:
+            shape = tuple(int(n) for n in dims.strip().split("x"))
+        except ValueError:
+            shape = ()
+        if dtype not in case_defs.DTYPES or len(shape) < 2 or min(shape) < 1:
+            raise ValueError(f"expected shapes like 'int8 12288x12288' (a dtype of {sorted(case_defs.DTYPES)} "
+                             f"and at least two sizes), got {word!r}")
+        chosen.append(case_defs.Case(f"{word} (shape)", "shape", dtype, shape, ("transpose", -2, -1)))
+    return chosen
+
+
+def select_cases(args):
+    return (run.select_cases(args) if args.cases else []) + shape_cases(args.shapes)
+
+
 def measure(case, device, calls):
     """One case in this process: ours and copy's seconds per call, after a bit-for-bit check."""
     x = case.make_input(device)
@@ -78,7 +103,7 @@ def measure(case, device, calls):
 
 
 def worker(args):
-    for case in run.select_cases(args):
+    for case in select_cases(args):
         print(json.dumps(measure(case, args.device, args.calls)), flush=True)
         if args.device == "cuda":
             torch.cuda.empty_cache()
@@ -87,7 +112,7 @@ def worker(args):
 def run_setting(args, text):
     """The cases under one setting, in a fresh process: {case: copy's time / ours}."""
     command = [sys.executable, "-m", "bench.ab_gpu_time", "--worker", "--device", args.device,
-               "--cases", args.cases, "--calls", str(args.calls)]
+               "--cases", args.cases, "--shapes", args.shapes, "--calls", str(args.calls)]
     env = dict(os.environ, **parse_setting(text))
     done = subprocess.run(command, env=env, capture_output=True, text=True)
     if done.returncode != 0:
@@ -114,7 +139,8 @@ def table(settings, rounds):
 def parse_args(argv=None):
     p = argparse.ArgumentParser(prog="python -m bench.ab_gpu_time", description=__doc__.splitlines()[0])
     p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu", choices=["cpu", "cuda"])
-    p.add_argument("--cases", required=True, help="as `python -m bench --cases` (substrings of case names)")
+    p.add_argument("--cases", default="", help="as `python -m bench --cases` (substrings of case names)")
+    p.add_argument("--shapes", default="", help="transposes outside the suite: 'DTYPE AxB[x...]', comma-separated")
     p.add_argument("--settings", nargs="+", default=[""],
                    help="one argument per setting, each 'NAME=VALUE ...' ('' = the environment as it is)")
     p.add_argument("--rounds", type=int, default=2)
@@ -125,6 +151,9 @@ def parse_args(argv=None):
     args.quick, args.dtypes = False, ""  # what run.select_cases also reads
     for text in args.settings:
         parse_setting(text)  # a malformed setting fails here, before any process starts
+    shape_cases(args.shapes)  # and so does a malformed shape
+    if not args.cases and not args.shapes:
+        p.error("name --cases, --shapes or both")
     return args
 
 
@@ -132,7 +161,7 @@ def main(argv=None):
     args = parse_args(argv)
     if args.worker:
         return worker(args)
-    if not run.select_cases(args):
+    if not select_cases(args):
         raise SystemExit(f"no {args.device} suite case matches --cases {args.cases!r}")
     rounds = []
     for r in range(args.rounds):

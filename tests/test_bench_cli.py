@@ -68,6 +68,25 @@ def test_ab_runs_each_setting_in_its_own_process_on_the_cpu(tmp_path):
     assert re.fullmatch(r"\| fp32 NCHW->NHWC 16x64x56x56 \| \d+\.\d{3} \| \d+\.\d{3} \|", rows[2]), rows
 
 
+def test_shapes_become_transposes_of_the_last_two_dims():
+    cases = ab_gpu_time.shape_cases(" int8 12288x4096, fp32 3x40x56 ")
+    assert [(c.name, c.dtype, c.shape, c.op) for c in cases] == [
+        ("int8 12288x4096 (shape)", "int8", (12288, 4096), ("transpose", -2, -1)),
+        ("fp32 3x40x56 (shape)", "fp32", (3, 40, 56), ("transpose", -2, -1))]
+    for bad in ("int8 12288", "int9 4x4", "fp32 4x0", "fp32 4xa", "fp32"):
+        with pytest.raises(ValueError, match="expected shapes like"):
+            ab_gpu_time.shape_cases(bad)
+    with pytest.raises(SystemExit):  # neither suite cases nor shapes: nothing to time
+        ab_gpu_time.parse_args(["--device", "cpu"])
+
+
+def test_ab_times_shapes_outside_the_suite_on_the_cpu():
+    done = subprocess.run([sys.executable, "-m", "bench.ab_gpu_time", "--device", "cpu", "--shapes", "bf16 3x40x56",
+                           "--settings", "", "--rounds", "1", "--calls", "1"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert re.search(r"^\| bf16 3x40x56 \(shape\) \| \d+\.\d{3} \|$", done.stdout, re.M), done.stdout
+
+
 def test_ab_refuses_a_filter_that_matches_nothing():
     done = subprocess.run([sys.executable, "-m", "bench.ab_gpu_time", "--device", "cpu", "--cases", "no such case"],
                           capture_output=True, text=True, timeout=300)
