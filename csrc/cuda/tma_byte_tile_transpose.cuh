@@ -18,6 +18,7 @@
 // warp hit 32 distinct banks and its 16-byte writes take the minimum 4 wavefronts.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -31,6 +32,11 @@ namespace torch_transpose {
 constexpr int kTmaTile = 128;  // bytes along each side: one 128-byte swizzle row
 constexpr int kTmaTileBytes = kTmaTile * kTmaTile;
 
+// Shared memory a block must ask for so that no more than `blocks` of them fit an SM: an SM of
+// sm_90 has 228 KB, and each resident block also takes 1 KB that the runtime reserves.
+constexpr size_t kSmemPerSm = 228 * 1024, kSmemReservedPerBlock = 1024;
+constexpr size_t smem_for_at_most(int blocks) { return kSmemPerSm / (blocks + 1) - kSmemReservedPerBlock + 1; }
+
 // A block's pipeline: kLoads tile loads in flight, kStores output buffers (a store may still
 // read kStores - 1 of them while the next fills), kBlocks blocks per SM; a persistent grid of
 // kBlocks per SM whose blocks walk tiles a grid apart, or one block per tile.
@@ -40,7 +46,10 @@ struct TmaPipeline {
   static constexpr bool kPersistent = kPersistentGrid;
   // 1 KB of slack to align the buffers to 1024 bytes (the swizzle's period), the buffers, and
   // one barrier per load stage.
-  static constexpr size_t kSmemBytes = 1024 + size_t{kLoads + kStores} * kTmaTileBytes + kLoads * sizeof(uint64_t);
+  static constexpr size_t kSmemNeeded = 1024 + size_t{kLoads + kStores} * kTmaTileBytes + kLoads * sizeof(uint64_t);
+  // What a launch asks for: at least kSmemNeeded, and enough that at most kBlocks blocks share
+  // an SM (the one-tile grid would otherwise run as many as fit, 6).
+  static constexpr size_t kSmemBytes = std::max(kSmemNeeded, smem_for_at_most(kBlocks));
 };
 
 // Which pipeline, by problem size. H200, 2026-12-01, GPU time per call against a same-bytes copy,
@@ -53,8 +62,16 @@ struct TmaPipeline {
 //   and the square tile kernel 0.919-0.970. Blocks in launch order keep the tiles in flight
 //   together, as the one-block-per-tile grids of the other kernels do (cuda_kernels.cu). One
 //   tile per block transposed in place (17 KB, 8 blocks per SM) lost by 0.003-0.007.
+// * And with 4 blocks per SM rather than the 6 that fit (session 20, NOTES v22; same call, two
+//   rounds): int8 8192² 0.937-0.939 -> 0.939-0.946, 16384² 0.944-0.952 -> 0.955-0.964, and
+//   0.004-0.03 more on six sizes between and beyond (2 x 8192² to 23168²). 5 blocks gained less;
+//   runs of 2 consecutive tiles per block at 2 blocks per SM lost on 8192² and 11584², and
+//   fewer blocks per SM lost on every kernel of wider types (4 per SM: fp32 8192² 0.977 -> 0.96).
 using TmaPersistentTiles = TmaPipeline<3, 3, 2, true>;
-using TmaOneTilePerBlock = TmaPipeline<1, 1, 6, false>;
+using TmaOneTilePerBlock = TmaPipeline<1, 1, 4, false>;
+static_assert(4 * (TmaOneTilePerBlock::kSmemBytes + kSmemReservedPerBlock) <= kSmemPerSm &&
+                  5 * (TmaOneTilePerBlock::kSmemBytes + kSmemReservedPerBlock) > kSmemPerSm,
+              "four one-tile blocks fit an SM, five do not");
 constexpr int64_t kTmaPersistentMaxBytes = int64_t{48} << 20;  // bytes read + written
 
 // TORCH_TRANSPOSE_TMA_PERSISTENT: 0 = one tile per block, 1 = the persistent grid, unset = by size.
