@@ -62,11 +62,12 @@ struct TmaPipeline {
 //   and the square tile kernel 0.919-0.970. Blocks in launch order keep the tiles in flight
 //   together, as the one-block-per-tile grids of the other kernels do (cuda_kernels.cu). One
 //   tile per block transposed in place (17 KB, 8 blocks per SM) lost by 0.003-0.007.
-// * And with 4 blocks per SM rather than the 6 that fit (session 20, NOTES v22; same call, two
-//   rounds): int8 8192² 0.937-0.939 -> 0.939-0.946, 16384² 0.944-0.952 -> 0.955-0.964, and
-//   0.004-0.03 more on six sizes between and beyond (2 x 8192² to 23168²). 5 blocks gained less;
-//   runs of 2 consecutive tiles per block at 2 blocks per SM lost on 8192² and 11584², and
-//   fewer blocks per SM lost on every kernel of wider types (4 per SM: fp32 8192² 0.977 -> 0.96).
+// * And with 4 blocks per SM rather than the 6 that fit (session 20, NOTES v22; two calls, each
+//   two rounds, against main in the same call): int8 8192² 0.937-0.943 -> 0.939-0.946, 16384²
+//   0.944-0.952 -> 0.955-0.964, and 0.004-0.03 more on six sizes between and beyond (2 x 8192²
+//   to 23168²). 5 blocks gained less; runs of 2 consecutive tiles per block at 2 blocks per SM
+//   lost on 8192² and 11584²; and fewer blocks per SM lost on every kernel of wider types (4 per
+//   SM: fp32 8192² 0.977 -> 0.96), so this cap is for the copy engine's tiles only.
 using TmaPersistentTiles = TmaPipeline<3, 3, 2, true>;
 using TmaOneTilePerBlock = TmaPipeline<1, 1, 4, false>;
 static_assert(4 * (TmaOneTilePerBlock::kSmemBytes + kSmemReservedPerBlock) <= kSmemPerSm &&
