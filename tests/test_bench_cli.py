@@ -87,7 +87,8 @@ def test_ab_times_shapes_outside_the_suite_on_the_cpu():
     assert re.search(r"^\| bf16 3x40x56 \(shape\) \| \d+\.\d{3} \|$", done.stdout, re.M), done.stdout
 
 
-def test_ab_refuses_a_filter_that_matches_nothing():
-    done = subprocess.run([sys.executable, "-m", "bench.ab_gpu_time", "--device", "cpu", "--cases", "no such case"],
-                          capture_output=True, text=True, timeout=300)
+@pytest.mark.parametrize("shapes", [[], ["--shapes", "fp32 4x4"]], ids=["alone", "beside shapes"])
+def test_ab_refuses_a_filter_that_matches_nothing(shapes):
+    done = subprocess.run([sys.executable, "-m", "bench.ab_gpu_time", "--device", "cpu", "--cases", "no such case",
+                           *shapes], capture_output=True, text=True, timeout=300)
     assert done.returncode != 0 and "no cpu suite case matches" in done.stderr
