@@ -26,14 +26,13 @@ import math
 import os
 import subprocess
 import sys
-import time
 
 import torch
 
 from . import cases as case_defs
 from . import impls as impl_defs
 from . import run
-from .host_overhead import hold_gpu
+from .host_overhead import hold_gpu, wall_us
 
 
 def parse_setting(text):
@@ -64,12 +63,9 @@ def seconds_per_call(fn, device, calls):
             end.record()
             torch.cuda.synchronize()
             seconds = start.elapsed_time(end) / 1e3
+            best = min(best, seconds / calls)
         else:
-            begin = time.perf_counter()
-            for _ in range(calls):
-                fn()
-            seconds = time.perf_counter() - begin
-        best = min(best, seconds / calls)
+            best = min(best, wall_us(fn, calls, device) / 1e6)
     return best
 
 

@@ -26,7 +26,7 @@ struct BatchIndexer {
   static BatchIndexer from_plan(const LayoutPlan& plan) {
     BatchIndexer indexer;
     for (int d = 0; d < plan.rank; ++d) {
-      if (d == plan.in_fast_dim || d == plan.out_fast_dim) continue;
+      if (!plan.is_batch_dim(d)) continue;
       indexer.sizes[indexer.rank] = plan.sizes[d];
       indexer.in_strides[indexer.rank] = plan.in_strides[d];
       indexer.out_strides[indexer.rank] = plan.out_strides[d];

@@ -82,14 +82,14 @@ int LayoutPlan::batch_rank() const {
 std::vector<int> LayoutPlan::batch_dims() const {
   std::vector<int> dims;
   for (int d = 0; d < rank; ++d) {
-    if (d != in_fast_dim && d != out_fast_dim) dims.push_back(d);
+    if (is_batch_dim(d)) dims.push_back(d);
   }
   return dims;
 }
 
 bool LayoutPlan::batch_strides_multiple_of(const int64_t* strides, int64_t v) const {
   for (int d = 0; d < rank; ++d) {
-    if (d != in_fast_dim && d != out_fast_dim && strides[d] % v != 0) return false;
+    if (is_batch_dim(d) && strides[d] % v != 0) return false;
   }
   return true;
 }

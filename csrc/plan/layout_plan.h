@@ -59,6 +59,7 @@ struct LayoutPlan {
   // Number of batch dims (every dim other than the fast ones) and their positions.
   int batch_rank() const;
   std::vector<int> batch_dims() const;
+  bool is_batch_dim(int d) const { return d != in_fast_dim && d != out_fast_dim; }
 
   // Whether every batch dim's stride in `strides` (this plan's in_strides or out_strides, or a
   // kernel's variant of them) is a multiple of v elements: with an aligned base, every batch
