@@ -269,6 +269,28 @@ def test_out_bumps_version_counter(device):
     assert out._version > before
 
 
+# 4-byte rows that take 8-byte vectors only (250, 514 or 1030 elements, or a base 8 bytes past
+# alignment) take window tiles on CUDA (window_tile_transpose.cuh; the square tile kernel under
+# TORCH_TRANSPOSE_WINDOW_HALF_VECTORS=0, as scripts/gpu_check.sh reruns them): ragged tiles on
+# both dims, a batch, the 3-D reversal, and out= views inside guard buffers whose rows are 8 bytes
+# off the sector grid.
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int32], ids=str)
+@pytest.mark.parametrize("shape", [(130, 250), (250, 130), (3, 66, 250), (1030, 514)], ids=str)
+def test_rows_of_8_byte_vectors(device, dtype, shape):
+    x = random_bits(shape, dtype, device)
+    assert_bits_equal(tt.transpose(x), reference(x))
+    shifted = random_bits((x.numel() + 2,), dtype, device)[2:].view(shape)
+    assert_bits_equal(tt.transpose(shifted), reference(shifted))
+    if x.dim() == 3:
+        assert_bits_equal(tt.permute(x, (2, 1, 0)), x.permute(2, 1, 0).contiguous())
+    rows, cols = shape[-1], shape[-2]
+    guard = poisoned(shape[:-2] + (rows + 3, cols + 6), dtype, device)
+    before = guard.clone()
+    view = guard[..., 1:1 + rows, 2:2 + cols]
+    tt.transpose(x, out=view)
+    assert_only_view_written(guard, view, reference(x), before)
+
+
 def test_misaligned_elements_are_moved_exactly(device):
     # A float32 view whose address is 2 bytes past alignment: the plan splits elements.
     raw = random_bits((2 + 4 * 35 * 23,), torch.uint8, device)

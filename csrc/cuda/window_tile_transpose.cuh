@@ -1,5 +1,6 @@
 // Square-tile transpose for plans whose rows cannot all take 16-byte vectors (odd shapes such
-// as 8191 x 8193, `x[1:, 1:]`, stepped views) but whose output fast dim has unit stride.
+// as 8191 x 8193, `x[1:, 1:]`, stepped views, and 4-byte rows of 8-byte vectors such as 8190
+// floats) but whose output fast dim has unit stride.
 //
 // The plain scalar tile kernel writes each output row's share of a tile, kTile elements from
 // b0, with 4-byte stores. When the row starts off the 16-byte grid, the tile's first and last
@@ -32,6 +33,18 @@ namespace torch_transpose {
 inline bool window_tile_enabled() {
   static const bool enabled = !env_switched_off("TORCH_TRANSPOSE_WINDOW_TILE");
   return enabled;
+}
+
+// 4-byte plans whose rows take 8-byte vectors only (V == 2: a dim of 250 or 8190 floats, or an
+// 8-byte-aligned base) take these tiles too, rather than the square tile kernel with 8-byte
+// vectors. H200, same call, two rounds each, ours / copy by GPU time (bench/NOTES.md v23):
+// fp32 8192x8190 0.662-0.665 -> 0.934, 8190x8192 0.693 -> 0.959-0.963, 8190x8190 0.668-0.670 ->
+// 0.940-0.943, 12288x4094 0.667-0.673 -> 0.928-0.929, 4-D reversal 64x64x64x250 0.617 -> 0.872-0.873.
+// TORCH_TRANSPOSE_WINDOW_HALF_VECTORS=0 keeps the square tile kernel for them (read once; for
+// A/B runs and tests of that path).
+inline bool window_for_half_vectors() {
+  static const bool on = !env_switched_off("TORCH_TRANSPOSE_WINDOW_HALF_VECTORS");
+  return on;
 }
 
 // 64 x 64 tiles for 4- and 8-byte elements: each output row's window is 256 or 512 bytes.

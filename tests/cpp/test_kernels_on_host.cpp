@@ -367,6 +367,8 @@ TEST(KernelsOnHost, WindowTilesShiftedAndUnshifted) {
     check_case(permute_case({3, 70, 99}, {0, 2, 1}, e, {}, 3));      // batched, odd
     check_case(permute_case({65, 63}, {1, 0}, e, {67, 1}, 2));       // tiles cut on both dims
     check_case(permute_case({127, 96}, {1, 0}, e));                  // rows of 127: the extra tile along b
+    check_case(permute_case({130, 250}, {1, 0}, e));                 // rows of 250: 8-byte vectors for 4-byte elements
+    check_case(permute_case({3, 5, 66, 250}, {3, 2, 1, 0}, e, {}, 2));  // the same, reversed, misaligned base
     check_case(permute_case({200, 136}, {1, 0}, e, {137, 1}, 1));    // rows on the grid, input off it
     check_case(permute_case({100, 80}, {1, 0}, e, {160, 2}));        // stepped input: x[:, ::2]
     check_case(into_view(permute_case({97, 150}, {1, 0}, e), {157, 1}, 5 * 157 + 5, "buf[5:, 5:155]"));
