@@ -307,10 +307,10 @@ void launch_transpose(const LayoutPlan& plan, const T* in, T* out, cudaStream_t 
   }
   const FastDims f = FastDims::from_plan(plan);
   if (std::min(f.size_a, f.size_b) < kNarrowDim) return launch_narrow_or_flat<T>(plan, in, out, stream, sm_count);
-  // Window tiles for rows without 16-byte vectors; for 4-byte rows of 8-byte vectors too
-  // (window_for_half_vectors says why).
-  const bool half_vectors = sizeof(T) == 4 && V == 2 && window_for_half_vectors();
-  if ((V == 1 || half_vectors) && launch_window_tile<T>(plan, in, out, stream, sm_count)) return;
+  // Window tiles for rows without 16-byte vectors (4- and 8-byte elements; partial vectors:
+  // window_for_half_vectors says why).
+  if ((V == 1 || (V < kFullVector<T> && window_for_half_vectors())) && launch_window_tile<T>(plan, in, out, stream, sm_count))
+    return;
   if constexpr (sizeof(T) == 1 && V == 16) {
     if (launch_tma_byte_tiles<T>(plan, in, out, stream, sm_count)) return;
     if (launch_wide_byte_tiles<T>(plan, in, out, stream, sm_count)) return;
