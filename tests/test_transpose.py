@@ -291,6 +291,37 @@ def test_rows_of_8_byte_vectors(device, dtype, shape):
     assert_only_view_written(guard, view, reference(x), before)
 
 
+# 1- and 2-byte transposes whose rows cannot all take 16-byte vectors: odd rows on both sides,
+# rows of 8-byte vectors (514 halves or bytes), output rows on the sector grid with odd input
+# rows (131), a batch and its reversal, a base one element past alignment, `x[1:, 1:]`, and out=
+# views inside guard buffers with odd row pitches. On CUDA they take the square tile kernel
+# with partial vectors or none; test_realign_window_tiles_forced runs them on realign window
+# tiles (realign_window_tile_transpose.cuh), which no rule picks yet.
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.float16, torch.bfloat16], ids=str)
+@pytest.mark.parametrize("shape", [(130, 257), (600, 301), (256, 131), (3, 70, 99), (1030, 514)], ids=str)
+def test_rows_off_the_vector_grid_small_types(device, dtype, shape):
+    x = random_bits(shape, dtype, device)
+    assert_bits_equal(tt.transpose(x), reference(x))
+    shifted = random_bits((x.numel() + 1,), dtype, device)[1:].view(shape)
+    assert_bits_equal(tt.transpose(shifted), reference(shifted))
+    inner = random_bits(shape[:-2] + (shape[-2] + 1, shape[-1] + 1), dtype, device)[..., 1:, 1:]
+    assert_bits_equal(tt.transpose(inner), reference(inner))
+    if x.dim() == 3:
+        assert_bits_equal(tt.permute(x, (2, 1, 0)), x.permute(2, 1, 0).contiguous())
+    rows, cols = shape[-1], shape[-2]
+    guard = poisoned(shape[:-2] + (rows + 3, cols + 5), dtype, device)
+    before = guard.clone()
+    view = guard[..., 1:1 + rows, 3:3 + cols]
+    tt.transpose(x, out=view)
+    assert_only_view_written(guard, view, reference(x), before)
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_realign_window_tiles_forced():
+    rerun_with_switches({"TORCH_TRANSPOSE_REALIGN_WINDOW": "1"}, "test_rows_off_the_vector_grid_small_types and cuda", 15)
+
+
 def test_misaligned_elements_are_moved_exactly(device):
     # A float32 view whose address is 2 bytes past alignment: the plan splits elements.
     raw = random_bits((2 + 4 * 35 * 23,), torch.uint8, device)

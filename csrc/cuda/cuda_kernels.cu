@@ -10,8 +10,10 @@
 //                    tma_byte_tile_transpose (1-byte plans with 16-byte vectors on sm_90 and
 //                    newer: the copy engine moves the tiles) or tile_transpose
 //                    (window_tile_transpose when rows cannot take 16-byte vectors on both
-//                    sides but the output's fast dim has unit stride; tiles of half the side
-//                    when a problem has fewer tiles than SMs)
+//                    sides but the output's fast dim has unit stride, for 4- and 8-byte
+//                    elements; realign_window_tile_transpose for 1- and 2-byte ones where a
+//                    switch asks for it; tiles of half the side when a problem has fewer tiles
+//                    than SMs)
 // Kernels are templated on element width, vector width V (from the plan's alignment analysis)
 // and index width (32-bit unless an in-tile offset could overflow it; then V = 1).
 #include <algorithm>
@@ -28,6 +30,7 @@
 #include "interleave_transpose.cuh"
 #include "narrow_block_transpose.cuh"
 #include "narrow_transpose.cuh"
+#include "realign_window_tile_transpose.cuh"
 #include "row_copy.cuh"
 #include "tile_transpose.cuh"
 #include "tma_byte_tile_transpose.cuh"
@@ -215,6 +218,26 @@ bool launch_window_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_
   }
 }
 
+// The realign window kernel for 1- and 2-byte plans without 16-byte vectors on both sides;
+// false when the switch or the plan does not take it.
+template <typename T>
+bool launch_realign_window_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_t stream, int sm_count) {
+  using Shape = RealignWindowShape<sizeof(T)>;
+  if (!decide(realign_window_override(), false) || !realign_window_fits(plan, Shape::kTileB, Shape::kShift)) return false;
+  const bool shifted = !window_rows_on_sector_grid(plan, reinterpret_cast<uintptr_t>(out), Shape::kShift);
+  RealignWindowArgs args;
+  // Shifted windows start up to kShift - 1 elements before their tile: one more tile may be needed.
+  static_cast<SquareTileArgs&>(args) = SquareTileArgs::make_rect(plan, Shape::kTileA, Shape::kTileB, shifted ? Shape::kShift - 1 : 0);
+  input_byte_span(plan, reinterpret_cast<uintptr_t>(in), args.in_lo, args.in_hi);
+  const unsigned int grid = grid_for(args.order.total, sm_count);
+  if (shifted) {
+    launch_kernel(realign_window_tile_transpose_kernel<T, true, int32_t>, grid, kThreads, 0, stream, in, out, args);
+  } else {
+    launch_kernel(realign_window_tile_transpose_kernel<T, false, int32_t>, grid, kThreads, 0, stream, in, out, args);
+  }
+  return true;
+}
+
 // A yes or no about the current device, worked out by `check` once per device and remembered
 // (bit d of each mask: device d). A CUDA error that a refusing check leaves is cleared, so that
 // it cannot fail the launch check of the call that asked; that call takes another kernel.
@@ -311,6 +334,9 @@ void launch_transpose(const LayoutPlan& plan, const T* in, T* out, cudaStream_t 
   // window_for_half_vectors says why).
   if ((V == 1 || (V < kFullVector<T> && window_for_half_vectors())) && launch_window_tile<T>(plan, in, out, stream, sm_count))
     return;
+  if constexpr (sizeof(T) <= 2) {  // the same for 1- and 2-byte elements, where the switch asks for it
+    if (V < kFullVector<T> && launch_realign_window_tile<T>(plan, in, out, stream, sm_count)) return;
+  }
   if constexpr (sizeof(T) == 1 && V == 16) {
     if (launch_tma_byte_tiles<T>(plan, in, out, stream, sm_count)) return;
     if (launch_wide_byte_tiles<T>(plan, in, out, stream, sm_count)) return;

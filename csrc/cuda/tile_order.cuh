@@ -1,5 +1,6 @@
-// What the square-tile kernels (tile_transpose, window_tile_transpose) share: their arguments
-// and the order in which they walk their tiles: dim b fastest, then dim a, then batch items;
+// What the tile kernels (tile_transpose, window_tile_transpose, realign_window_tile_transpose)
+// share: their arguments and the order in which they walk their tiles: dim b fastest, then dim
+// a, then batch items;
 // one tile index -> (item, ta, tb) with 32-bit magic-number division (fast_divmod.cuh) when
 // every index is below 2^31.
 //
@@ -112,10 +113,15 @@ struct SquareTileArgs : FastDims {
   // Tiles of `tile` x `tile` elements; extra_b more elements along b are covered (the window
   // kernel's shifted windows start up to that many elements before their tile).
   static SquareTileArgs make(const LayoutPlan& plan, int64_t tile, int64_t extra_b = 0) {
+    return make_rect(plan, tile, tile, extra_b);
+  }
+
+  // Tiles of tile_a elements along a by tile_b along b (the realign window kernel's).
+  static SquareTileArgs make_rect(const LayoutPlan& plan, int64_t tile_a, int64_t tile_b, int64_t extra_b) {
     SquareTileArgs args;
     static_cast<FastDims&>(args) = FastDims::from_plan(plan);
     args.batch = DeviceBatchIndexer::from_plan(plan);
-    args.order = TileOrder::make(ceil_div(args.size_a, tile), ceil_div(args.size_b + extra_b, tile), args.batch.count());
+    args.order = TileOrder::make(ceil_div(args.size_a, tile_a), ceil_div(args.size_b + extra_b, tile_b), args.batch.count());
     return args;
   }
 

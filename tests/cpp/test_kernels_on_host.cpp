@@ -378,6 +378,36 @@ TEST(KernelsOnHost, WindowTilesShiftedAndUnshifted) {
   }
 }
 
+// Realign window tiles (1- and 2-byte elements, unit-stride fast dims, rows off the 16-byte
+// grid on either side; the library takes them only where TORCH_TRANSPOSE_REALIGN_WINDOW=1, as
+// ctest's first run sets): input rows whose offset from the grid changes row by row, output rows
+// shifted or on the sector grid, edge tiles on both dims, the extra chunk of a row's share, the
+// input's first and last tiles reaching past its span (a misaligned base: the checked loads),
+// batches, an expanded input, and `out=` views.
+TEST(KernelsOnHost, RealignWindowTiles) {
+  for (int e : {1, 2}) {
+    const std::vector<Case> cases = {
+        permute_case({130, 257}, {1, 0}, e),                     // odd rows both sides, edge tiles
+        permute_case({600, 300}, {1, 0}, e),                     // interior tiles too
+        permute_case({600, 301}, {1, 0}, e, {301, 1}, 1),        // and a misaligned base
+        permute_case({256, 131}, {1, 0}, e),                     // output rows on the sector grid
+        permute_case({300, 144}, {1, 0}, e, {147, 1}, 5),        // input rows of 147, output of 300
+        permute_case({200, 129}, {1, 0}, e, {129, 1}, 1),
+        permute_case({3, 70, 99}, {0, 2, 1}, e, {}, 3),          // batched, odd
+        permute_case({2, 300, 290}, {0, 2, 1}, e, {87002, 290, 1}, 7),
+        permute_case({3, 200, 300}, {0, 2, 1}, e, {0, 301, 1}, 1),  // expanded batch: every item the same
+        permute_case({4, 40, 50, 65}, {3, 2, 1, 0}, e, {}, 2),   // a reversal
+        into_view(permute_case({97, 150}, {1, 0}, e), {157, 1}, 5 * 157 + 5, "buf[5:, 5:155]"),
+        into_view(permute_case({300, 100}, {1, 0}, e, {101, 1}), {333, 1}, 1, "buf[:, 1:301]"),
+    };
+    for (const Case& c : cases) {
+      const uintptr_t in_address = 4096 + c.in_offset * e, out_address = 4096 + c.out_offset * e;
+      EXPECT_TRUE(torch_transpose::realign_window_fits(plan_of(c, in_address, out_address), 256 / e, 32 / e)) << c.name;
+      check_case(c);
+    }
+  }
+}
+
 TEST(KernelsOnHost, FlatTilesDenseAndLineWalks) {
   for (int e : kWidths) {
     check_case(permute_case({2000, 16}, {1, 0}, e));   // dense load, line store

@@ -1,0 +1,260 @@
+// Window tiles for 1- and 2-byte elements whose rows cannot all take 16-byte vectors (odd
+// shapes such as fp16 8191 x 8193, rows of 8190 halves or bytes, `x[1:, 1:]` of a byte
+// matrix) when both fast dims have unit stride (in_sa == out_sb == 1).
+//
+// Such plans otherwise take the square tile kernel with 2- to 8-byte vectors or none: H200,
+// 2026-11-30 (bench/NOTES.md v23), fp16 8192x8190 0.65 of copy, int8 8192x8190 0.45, int8
+// 8192x8184 0.63. The window kernel for 4- and 8-byte elements (window_tile_transpose.cuh)
+// loads element by element, which for these widths would need 64-128 loads per thread per
+// tile. This kernel keeps 16-byte accesses on both sides:
+// * Loads: each input row's share of the tile (kTileA elements from a0, 128 or 256 bytes) is
+//   read as the 16-byte-aligned chunks that cover it: kChunks of them, and one more when the
+//   share starts off the 16-byte grid. Lane g of a row's group holds chunk g, takes chunk g + 1
+//   from its neighbour by a warp shuffle (the group's last lane from a staging slot in shared
+//   memory, which a separate load filled) and funnel-shifts the pair by the row's offset from the
+//   grid. Shared memory then holds aligned rows of 16-byte chunks, XOR swizzled as in the vector
+//   tile kernel, written with one 16-byte store per chunk.
+// * Stores: as in the window kernel, each output row's window is shifted back to the row's
+//   32-byte sector grid, so that every store is an aligned 16-byte vector (the two ragged ends of
+//   a row go element by element) and no sector is split between blocks; a block therefore loads
+//   kShift input rows more than it writes.
+// The cover of a row may reach up to 15 bytes outside the row's share. Those bytes are read
+// only where they lie inside the input's byte span (its first element to its last byte: the
+// span lies inside the input's allocation, whatever the view); a chunk that crosses the span's
+// ends (at most the first and the last of the tensor) is read element by element.
+#pragma once
+
+#include "../env_switch.h"
+#include "cuda_common.cuh"
+#include "tile_order.cuh"
+#include "window_tile_transpose.cuh"
+
+namespace torch_transpose {
+
+// TORCH_TRANSPOSE_REALIGN_WINDOW: 1 = every plan the kernel fits (tests, A/B runs), 0 or unset
+// = none. The kernel awaits its first H200 A/B against the square tile kernel's partial vectors;
+// until one shows a gain, no rule sends plans here.
+inline Override realign_window_override() {
+  static const Override setting = env_override("TORCH_TRANSPOSE_REALIGN_WINDOW");
+  return setting;
+}
+
+// 128 output rows per tile; each output row's window is 256 bytes (two lines), each input row's
+// share 128 (1-byte) or 256 (2-byte) bytes. Shared memory: 36 KB of rows plus the staging slots.
+template <int E> struct RealignWindowShape {
+  static_assert(E == 1 || E == 2, "realign window tiles are built for 1- and 2-byte elements");
+  static constexpr int kTileA = 128;               // elements along a: output rows per tile
+  static constexpr int kTileB = 256 / E;           // elements along b: one output row's window
+  static constexpr int kV = 16 / E;                // elements per 16-byte chunk
+  static constexpr int kShift = 32 / E;            // window alignment: one 32-byte sector
+  static constexpr int kChunks = kTileA * E / 16;  // aligned chunks per input row's share
+};
+
+// The realign window kernel's arguments: the tile walk, and the input's byte span.
+struct RealignWindowArgs : SquareTileArgs {
+  uintptr_t in_lo = 0, in_hi = 0;  // the input's first element and one past its last byte
+};
+
+// The 16-byte chunk at `chunk` (16-byte aligned), with the bytes outside [lo, hi) read as zero.
+// Only tiles whose cover crosses the input's span take it (at most the first and the last),
+// so it stays out of line.
+__device__ __noinline__ uint4 load_chunk_inside(const uint4* chunk, uintptr_t lo, uintptr_t hi) {
+  const uintptr_t at = reinterpret_cast<uintptr_t>(chunk);
+  if (at >= lo && at + 16 <= hi) return *chunk;
+  const unsigned char* bytes = reinterpret_cast<const unsigned char*>(chunk);
+  auto word = [&](int first) {  // bytes first .. first + 3, little-endian
+    unsigned int w = 0;
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+      if (at + first + i >= lo && at + first + i < hi) w |= static_cast<unsigned int>(bytes[first + i]) << (8 * i);
+    return w;
+  };
+  return make_uint4(word(0), word(4), word(8), word(12));
+}
+
+// A chunk that the tile's span check let through. Host tests (cuda_on_host.h) check that claim
+// on every such read.
+__device__ __forceinline__ uint4 load_chunk_unchecked(const uint4* chunk, uintptr_t lo, uintptr_t hi) {
+#if defined(TORCH_TRANSPOSE_CUDA_ON_HOST)
+  const uintptr_t at = reinterpret_cast<uintptr_t>(chunk);
+  if (at < lo || at + 16 > hi) host_emulation::fail("realign window tile: a plain load outside the input's span");
+#endif
+  return *chunk;
+}
+
+// The chunk of the next lane within segments of `width` lanes (the segment's last lane gets its
+// own back). On the host, one emulated exchange of the whole chunk rather than four.
+__device__ __forceinline__ uint4 chunk_of_next_lane(uint4 v, int width) {
+#if defined(TORCH_TRANSPOSE_CUDA_ON_HOST)
+  return __shfl_down_sync(0xffffffffu, v, 1, width);
+#else
+  return make_uint4(__shfl_down_sync(0xffffffffu, v.x, 1, width), __shfl_down_sync(0xffffffffu, v.y, 1, width),
+                    __shfl_down_sync(0xffffffffu, v.z, 1, width), __shfl_down_sync(0xffffffffu, v.w, 1, width));
+#endif
+}
+
+// Bytes [m, m + 16) of the 32 bytes lo:hi (m in 0..15): the aligned chunk that starts m bytes
+// into the first. Selects instead of a run-time register index (which would go to local memory).
+__device__ __forceinline__ uint4 realign_chunk(uint4 lo, uint4 hi, int m) {
+  const unsigned int w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+  const int s = m >> 2;
+  const unsigned int shift = 8u * static_cast<unsigned int>(m & 3);
+  unsigned int x[5];
+#pragma unroll
+  for (int k = 0; k < 5; ++k) x[k] = s == 0 ? w[k] : s == 1 ? w[k + 1] : s == 2 ? w[k + 2] : w[k + 3];
+  return make_uint4(__funnelshift_r(x[0], x[1], shift), __funnelshift_r(x[1], x[2], shift),
+                    __funnelshift_r(x[2], x[3], shift), __funnelshift_r(x[3], x[4], shift));
+}
+
+// The cover chunk index past which a row's share holds no element of the tensor (edge tiles
+// along a): loads clamp to it, so that every chunk read holds at least one of the row's elements.
+__device__ __forceinline__ int last_cover_chunk(int m, int a_here, int element_bytes) {
+  return (m + a_here * element_bytes - 1) >> 4;
+}
+
+// Four blocks per SM (64 registers): all of a thread's loads stay in flight before the first
+// shared store (9 chunks, 36 registers).
+template <typename T, bool kShifted, typename Index>
+__global__ void __launch_bounds__(kThreads, 4)
+realign_window_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const RealignWindowArgs args) {
+  using Shape = RealignWindowShape<sizeof(T)>;
+  constexpr int kE = sizeof(T);
+  constexpr int kTileA = Shape::kTileA, kTileB = Shape::kTileB, kV = Shape::kV, kChunks = Shape::kChunks;
+  constexpr int kShift = kShifted ? Shape::kShift : 0;
+  constexpr int kRows = kTileB + kShift;  // input rows (b) per tile
+  constexpr int kLy = kThreads / kChunks;  // load: kChunks lanes per row, kLy rows per pass
+  constexpr int kLoads = kRows / kLy;
+  constexpr int kStaging = (kRows + kThreads - 1) / kThreads;  // staging loads per thread
+  constexpr int kSx = kTileB / kV;         // store: lanes (vectors) per output row
+  constexpr int kSy = kThreads / kSx;      // output rows per pass
+  constexpr int kStores = kTileA / kSy;
+  static_assert(kRows % kLy == 0 && kTileA % kSy == 0 && 32 % kChunks == 0, "tile must split evenly over the block");
+  // rows[j * kChunks + (c ^ key(j))]: aligned chunk c of input row b0 - kShift + j.
+  __shared__ uint4 rows[kRows * kChunks];
+  __shared__ uint4 staging[kRows];  // cover chunk kChunks of each row, where it holds elements
+  const T* tile = reinterpret_cast<const T*>(rows);
+  auto key = [](int j) { return (j / kV) % kChunks; };  // distinct for the rows a store lane group reads
+
+  const Index in_sb = static_cast<Index>(args.in_sb), out_sa = static_cast<Index>(args.out_sa);
+  const int lx = threadIdx.x % kChunks, ly = threadIdx.x / kChunks;
+  const int sx = threadIdx.x % kSx, sy = threadIdx.x / kSx;
+
+  for (int64_t t = blockIdx.x; t < args.order.total; t += gridDim.x) {
+    const TileSpot spot = args.locate(t);
+    const T* src = in + spot.in_off;
+    T* dst = out + spot.out_off;
+    const int64_t a0 = spot.ta * kTileA, b0 = spot.tb * kTileB;
+    // Tile-relative bounds, as in the window kernel: loaded rows j in [j_lo, j_hi), output
+    // window offsets o = b - b0 in [o_lo, o_hi), output rows below a_here.
+    const int j_lo = b0 >= kShift ? 0 : static_cast<int>(kShift - b0);
+    const int j_hi = static_cast<int>(min(static_cast<int64_t>(kRows), args.size_b - b0 + kShift));
+    const int o_lo = -static_cast<int>(min(b0, static_cast<int64_t>(kShift)));
+    const int o_hi = static_cast<int>(min(static_cast<int64_t>(kTileB), args.size_b - b0));
+    const int a_here = static_cast<int>(min(static_cast<int64_t>(kTileA), args.size_a - a0));
+    const bool interior = j_lo == 0 && j_hi == kRows && a_here == kTileA;
+    // Row j's share: its element a0 (rows outside the tensor clamped to its last row; their
+    // cells are never read) and the share's offset from the 16-byte grid.
+    auto share = [&](int j) {
+      const int jc = interior ? j : min(max(j, j_lo), j_hi - 1);
+      return reinterpret_cast<const unsigned char*>(src + static_cast<Index>(b0 - kShift + jc) * in_sb + static_cast<Index>(a0));
+    };
+    auto cover = [](const unsigned char* p) { return reinterpret_cast<const uint4*>(p - (reinterpret_cast<uintptr_t>(p) & 15)); };
+    auto offset = [](const unsigned char* p) { return static_cast<int>(reinterpret_cast<uintptr_t>(p) & 15); };
+    auto last_chunk = [&](int m) { return interior ? (m == 0 ? kChunks - 1 : kChunks) : last_cover_chunk(m, a_here, kE); };
+
+    // Whether every chunk the tile reads lies inside the input's span: rows lie at increasing
+    // addresses (strides are non-negative), so the first row's first chunk and the end of the
+    // last row's cover bound them.
+    const unsigned char* first = share(j_lo);
+    const uintptr_t cover_end = reinterpret_cast<uintptr_t>(share(j_hi - 1)) + a_here * kE + 15;
+    const bool inside = reinterpret_cast<uintptr_t>(cover(first)) >= args.in_lo && (cover_end & ~uintptr_t{15}) <= args.in_hi;
+    // Chunk lx of each row this thread loads, all issued before any use, then the chunk past
+    // each row's kChunks for the rows whose share needs it. The checked loads run as a loop of
+    // their own: calls amid the plain loads would make ptxas spill around them.
+    uint4 raw[kLoads];
+    auto load_all = [&](auto&& load) {
+#pragma unroll
+      for (int i = 0; i < kLoads; ++i) {
+        const unsigned char* p = share(ly + i * kLy);
+        raw[i] = load(cover(p) + min(lx, last_chunk(offset(p))));
+      }
+#pragma unroll
+      for (int i = 0; i < kStaging; ++i) {
+        const int j = threadIdx.x + i * kThreads;
+        if (j >= kRows) continue;
+        const unsigned char* p = share(j);
+        if (last_chunk(offset(p)) >= kChunks) staging[j] = load(cover(p) + kChunks);
+      }
+    };
+    if (inside) {
+      load_all([&](const uint4* chunk) { return load_chunk_unchecked(chunk, args.in_lo, args.in_hi); });
+    } else {
+      load_all([&](const uint4* chunk) { return load_chunk_inside(chunk, args.in_lo, args.in_hi); });
+    }
+    __syncthreads();
+
+    // Realign and park: lane lx of row j writes aligned chunk lx (bytes [m + 16 lx, + 16) of
+    // the cover) to its swizzled slot.
+#pragma unroll
+    for (int i = 0; i < kLoads; ++i) {
+      const int j = ly + i * kLy;
+      const unsigned char* p = share(j);
+      const int m = offset(p);
+      uint4 next = chunk_of_next_lane(raw[i], kChunks);
+      if (lx == kChunks - 1 && last_chunk(m) >= kChunks) next = staging[j];
+      rows[j * kChunks + (lx ^ key(j))] = realign_chunk(raw[i], next, m);
+    }
+    __syncthreads();
+
+    // Store: lane sx of an output row writes the row window's vector sx (window_tile_transpose.cuh).
+#pragma unroll
+    for (int i = 0; i < kStores; ++i) {
+      const int r = sy + i * kSy;
+      if (r >= a_here) continue;
+      T* row = dst + static_cast<Index>(a0 + r) * out_sa + static_cast<Index>(b0);  // element b0 of output row a0 + r
+      const int shift = kShifted ? static_cast<int>((reinterpret_cast<uintptr_t>(row) / kE) % kShift) : 0;
+      const int o = sx * kV - shift;  // this vector's first element, relative to b0
+      // Element k (b = b0 + o + k) sits in tile row j0 + k, column r: at chunk (r / kV) ^ key(row).
+      // The vector's rows span at most two swizzle keys, the second from row j0 + split on, so
+      // each element costs a compare, a select and a load with a constant offset.
+      const int j0 = kShift + o;  // at least 1: o >= -shift
+      const int split = kV - j0 % kV;
+      const T* first = tile + (j0 * kChunks + ((r / kV) ^ key(j0))) * kV + r % kV;
+      const T* second = tile + (j0 * kChunks + ((r / kV) ^ key(j0 + kV))) * kV + r % kV;
+      auto element = [&](int k) { return (k < split ? first : second)[k * kChunks * kV]; };
+      if (o >= o_lo && o + kV <= o_hi) {
+        Vec<T, kV> w;
+#pragma unroll
+        for (int k = 0; k < kV; ++k) w.v[k] = element(k);
+        __stwb(reinterpret_cast<uint4*>(row + o), *reinterpret_cast<const uint4*>(&w));  // window_tile_transpose.cuh says why
+      } else {  // a ragged row end
+#pragma unroll
+        for (int k = 0; k < kV; ++k)
+          if (o + k >= o_lo && o + k < o_hi) row[o + k] = element(k);
+      }
+    }
+    // No barrier here: the next tile's first shared writes (staging) follow this tile's last
+    // staging reads by the barrier above, and its row writes follow every thread's stores by
+    // the next tile's first barrier.
+  }
+}
+
+// ---- host side ----------------------------------------------------------------------------------
+
+// The input's byte span [lo, hi): the plan's strides are non-negative, so its first element is
+// the lowest.
+inline void input_byte_span(const LayoutPlan& plan, uintptr_t in_address, uintptr_t& lo, uintptr_t& hi) {
+  int64_t last = 0;
+  for (int d = 0; d < plan.rank; ++d) last += (plan.sizes[d] - 1) * plan.in_strides[d];
+  lo = in_address;
+  hi = in_address + static_cast<uintptr_t>((last + 1) * plan.element_bytes);
+}
+
+// Whether the plan fits the kernel: unit-stride fast dims on both sides, 32-bit offsets with the
+// window margin along b (window_offsets_fit_32).
+inline bool realign_window_fits(const LayoutPlan& plan, int tile_b, int shift_elems) {
+  const FastDims f = FastDims::from_plan(plan);
+  return f.in_sa == 1 && f.out_sb == 1 && window_offsets_fit_32(plan, tile_b, shift_elems);
+}
+
+}  // namespace torch_transpose
