@@ -151,6 +151,18 @@ def test_out_into_views_touches_only_the_view(device, dtype, shape):
         assert_only_view_written(buf, view, expected, before)
 
 
+def assert_transpose_into_guarded_view(x, first_row, first_col, spare_rows, spare_cols):
+    """tt.transpose(x, out=view) for a view at (first_row, first_col) of each matrix of a poisoned
+    guard buffer with spare_rows and spare_cols more than the result: the view holds the result,
+    and no byte around it changes."""
+    rows, cols = x.shape[-1], x.shape[-2]
+    guard = poisoned(x.shape[:-2] + (rows + spare_rows, cols + spare_cols), x.dtype, x.device)
+    before = guard.clone()
+    view = guard[..., first_row:first_row + rows, first_col:first_col + cols]
+    tt.transpose(x, out=view)
+    assert_only_view_written(guard, view, reference(x), before)
+
+
 # 1-byte rows that take 16-byte vectors get 256 x 256 tiles on CUDA when a plan has enough of
 # them (tile_transpose.cuh): these cases are too small for that rule and take 128 x 128 tiles,
 # and test_wide_byte_tiles_forced runs them again with wide tiles forced on. Whole tiles, edge
@@ -161,12 +173,7 @@ def test_out_into_views_touches_only_the_view(device, dtype, shape):
 def test_wide_byte_tiles(device, dtype, shape):
     x = random_bits(shape, dtype, device)
     assert_bits_equal(tt.transpose(x), reference(x))
-    rows, cols = shape[-1], shape[-2]
-    buf = poisoned(shape[:-2] + (rows + 2, cols + 32), dtype, device)
-    view = buf[..., 1:1 + rows, 16:16 + cols]
-    before = buf.clone()
-    tt.transpose(x, out=view)
-    assert_only_view_written(buf, view, reference(x), before)
+    assert_transpose_into_guarded_view(x, 1, 16, 2, 32)
 
 
 def rerun_with_switches(switches, selection, passed):
@@ -199,12 +206,7 @@ def test_byte_tiles_with_edges_batches_and_views(device, shape):
     assert_bits_equal(tt.transpose(x), reference(x))
     wide = random_bits(shape[:-1] + (shape[-1] + 48,), torch.uint8, device)[..., 32:32 + shape[-1]]
     assert_bits_equal(tt.transpose(wide), reference(wide))
-    rows, cols = shape[-1], shape[-2]
-    buf = poisoned(shape[:-2] + (rows + 3, cols + 64), torch.uint8, device)
-    view = buf[..., 2:2 + rows, 48:48 + cols]
-    before = buf.clone()
-    tt.transpose(x, out=view)
-    assert_only_view_written(buf, view, reference(x), before)
+    assert_transpose_into_guarded_view(x, 2, 48, 3, 64)
 
 
 @pytest.mark.cuda
@@ -283,20 +285,16 @@ def test_rows_of_8_byte_vectors(device, dtype, shape):
     assert_bits_equal(tt.transpose(shifted), reference(shifted))
     if x.dim() == 3:
         assert_bits_equal(tt.permute(x, (2, 1, 0)), x.permute(2, 1, 0).contiguous())
-    rows, cols = shape[-1], shape[-2]
-    guard = poisoned(shape[:-2] + (rows + 3, cols + 6), dtype, device)
-    before = guard.clone()
-    view = guard[..., 1:1 + rows, 2:2 + cols]
-    tt.transpose(x, out=view)
-    assert_only_view_written(guard, view, reference(x), before)
+    assert_transpose_into_guarded_view(x, 1, 2, 3, 6)
 
 
 # 1- and 2-byte transposes whose rows cannot all take 16-byte vectors: odd rows on both sides,
 # rows of 8-byte vectors (514 halves or bytes), output rows on the sector grid with odd input
 # rows (131), a batch and its reversal, a base one element past alignment, `x[1:, 1:]`, and out=
-# views inside guard buffers with odd row pitches. On CUDA they take the square tile kernel
-# with partial vectors or none; test_realign_window_tiles_forced runs them on realign window
-# tiles (realign_window_tile_transpose.cuh), which no rule picks yet.
+# views inside guard buffers with odd row pitches. On CUDA they take realign window tiles
+# (realign_window_tile_transpose.cuh; 2-byte rows of 8-byte vectors keep square tiles), and
+# test_realign_window_tiles_forced runs them with the kernel forced on, then forced off (the
+# square tile kernel with partial vectors or none).
 @pytest.mark.parametrize("dtype", [torch.uint8, torch.float16, torch.bfloat16], ids=str)
 @pytest.mark.parametrize("shape", [(130, 257), (600, 301), (256, 131), (3, 70, 99), (1030, 514)], ids=str)
 def test_rows_off_the_vector_grid_small_types(device, dtype, shape):
@@ -308,18 +306,14 @@ def test_rows_off_the_vector_grid_small_types(device, dtype, shape):
     assert_bits_equal(tt.transpose(inner), reference(inner))
     if x.dim() == 3:
         assert_bits_equal(tt.permute(x, (2, 1, 0)), x.permute(2, 1, 0).contiguous())
-    rows, cols = shape[-1], shape[-2]
-    guard = poisoned(shape[:-2] + (rows + 3, cols + 5), dtype, device)
-    before = guard.clone()
-    view = guard[..., 1:1 + rows, 3:3 + cols]
-    tt.transpose(x, out=view)
-    assert_only_view_written(guard, view, reference(x), before)
+    assert_transpose_into_guarded_view(x, 1, 3, 3, 5)
 
 
 @pytest.mark.cuda
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
-def test_realign_window_tiles_forced():
-    rerun_with_switches({"TORCH_TRANSPOSE_REALIGN_WINDOW": "1"}, "test_rows_off_the_vector_grid_small_types and cuda", 15)
+@pytest.mark.parametrize("setting", ["1", "0"])
+def test_realign_window_tiles_forced(setting):
+    rerun_with_switches({"TORCH_TRANSPOSE_REALIGN_WINDOW": setting}, "test_rows_off_the_vector_grid_small_types and cuda", 15)
 
 
 def test_misaligned_elements_are_moved_exactly(device):

@@ -194,6 +194,17 @@ void launch_narrow_or_flat(const LayoutPlan& plan, const T* in, T* out, cudaStre
   }
 }
 
+// Calls launch(std::integral_constant<bool, shifted>{}): the window kernels' two instantiations,
+// with and without windows shifted back to each output row's sector grid.
+template <typename Launch>
+void with_window_shift(bool shifted, Launch&& launch) {
+  if (shifted) {
+    launch(std::true_type{});
+  } else {
+    launch(std::false_type{});
+  }
+}
+
 // The window tile kernel for 4- and 8-byte elements whose plan allows no vectors (V == 1) but
 // whose output fast dim has unit stride; false when it does not apply.
 template <typename T>
@@ -209,32 +220,31 @@ bool launch_window_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_
     // Shifted windows start up to kShift - 1 elements before their tile: one more tile may be needed.
     const SquareTileArgs args = SquareTileArgs::make(plan, Shape::kTile, shifted ? Shape::kShift - 1 : 0);
     const unsigned int grid = grid_for(args.order.total, sm_count);
-    if (shifted) {
-      launch_kernel(window_tile_transpose_kernel<T, true, int32_t>, grid, kThreads, 0, stream, in, out, args);
-    } else {
-      launch_kernel(window_tile_transpose_kernel<T, false, int32_t>, grid, kThreads, 0, stream, in, out, args);
-    }
+    with_window_shift(shifted, [&](auto kShifted) {
+      launch_kernel(window_tile_transpose_kernel<T, kShifted.value, int32_t>, grid, kThreads, 0, stream, in, out, args);
+    });
     return true;
   }
 }
 
 // The realign window kernel for 1- and 2-byte plans without 16-byte vectors on both sides;
-// false when the switch or the plan does not take it.
+// false when the switch (`by_default` where unset) or the plan does not take it.
 template <typename T>
-bool launch_realign_window_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_t stream, int sm_count) {
+bool launch_realign_window_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_t stream, int sm_count,
+                                bool by_default) {
   using Shape = RealignWindowShape<sizeof(T)>;
-  if (!decide(realign_window_override(), false) || !realign_window_fits(plan, Shape::kTileB, Shape::kShift)) return false;
+  if (!decide(realign_window_override(), by_default) || !realign_window_fits(plan, Shape::kTileB, Shape::kShift))
+    return false;
   const bool shifted = !window_rows_on_sector_grid(plan, reinterpret_cast<uintptr_t>(out), Shape::kShift);
   RealignWindowArgs args;
   // Shifted windows start up to kShift - 1 elements before their tile: one more tile may be needed.
   static_cast<SquareTileArgs&>(args) = SquareTileArgs::make_rect(plan, Shape::kTileA, Shape::kTileB, shifted ? Shape::kShift - 1 : 0);
   input_byte_span(plan, reinterpret_cast<uintptr_t>(in), args.in_lo, args.in_hi);
   const unsigned int grid = grid_for(args.order.total, sm_count);
-  if (shifted) {
-    launch_kernel(realign_window_tile_transpose_kernel<T, true, int32_t>, grid, kThreads, 0, stream, in, out, args);
-  } else {
-    launch_kernel(realign_window_tile_transpose_kernel<T, false, int32_t>, grid, kThreads, 0, stream, in, out, args);
-  }
+  with_window_shift(shifted, [&](auto kShifted) {
+    launch_kernel(realign_window_tile_transpose_kernel<T, kShifted.value, int32_t>, grid, kThreads, 0, stream, in, out,
+                  args);
+  });
   return true;
 }
 
@@ -334,8 +344,9 @@ void launch_transpose(const LayoutPlan& plan, const T* in, T* out, cudaStream_t 
   // window_for_half_vectors says why).
   if ((V == 1 || (V < kFullVector<T> && window_for_half_vectors())) && launch_window_tile<T>(plan, in, out, stream, sm_count))
     return;
-  if constexpr (sizeof(T) <= 2) {  // the same for 1- and 2-byte elements, where the switch asks for it
-    if (V < kFullVector<T> && launch_realign_window_tile<T>(plan, in, out, stream, sm_count)) return;
+  if constexpr (sizeof(T) <= 2) {  // the same for 1- and 2-byte elements (realign_window_by_default)
+    if (V < kFullVector<T> && launch_realign_window_tile<T>(plan, in, out, stream, sm_count, realign_window_by_default(sizeof(T), V)))
+      return;
   }
   if constexpr (sizeof(T) == 1 && V == 16) {
     if (launch_tma_byte_tiles<T>(plan, in, out, stream, sm_count)) return;

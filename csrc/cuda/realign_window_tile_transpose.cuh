@@ -31,12 +31,22 @@
 
 namespace torch_transpose {
 
-// TORCH_TRANSPOSE_REALIGN_WINDOW: 1 = every plan the kernel fits (tests, A/B runs), 0 or unset
-// = none. The kernel awaits its first H200 A/B against the square tile kernel's partial vectors;
-// until one shows a gain, no rule sends plans here.
+// TORCH_TRANSPOSE_REALIGN_WINDOW: 1 = every plan the kernel fits (tests, A/B runs), 0 = none
+// (the square tile kernel with partial vectors or none), unset = realign_window_by_default.
 inline Override realign_window_override() {
   static const Override setting = env_override("TORCH_TRANSPOSE_REALIGN_WINDOW");
   return setting;
+}
+
+// Which plans take the kernel unless the switch says otherwise, by element width and vector
+// (elements per vector on both sides, below 16 bytes). H200, same call, two rounds, ours / copy
+// by GPU time, square tiles -> realign windows (bench/NOTES.md v25): fp16 8192x8190 (V = 2)
+// 0.65 -> 0.91, int8 8192x8190 (V = 2) 0.45 -> 0.77, int8 8192x8184 (V = 8) 0.63 -> 0.78, fp16
+// 8191x8193 (V = 1) 0.60 -> 0.76, int8 8191x8193 0.47-0.48 -> 0.53, fp16 8190x8192 0.65 ->
+// 0.84, int8 8190x8192 0.44-0.45 -> 0.59. 2-byte rows of 8-byte vectors (V = 4) stay on square
+// tiles, which already reach the same: fp16 8192x8188 0.914 both rounds against 0.913 / 0.906.
+constexpr bool realign_window_by_default(int element_bytes, int vector) {
+  return !(element_bytes == 2 && vector == 4);
 }
 
 // 128 output rows per tile; each output row's window is 256 bytes (two lines), each input row's
@@ -127,7 +137,6 @@ realign_window_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ o
   constexpr int kStaging = (kRows + kThreads - 1) / kThreads;  // staging loads per thread
   constexpr int kSx = kTileB / kV;         // store: lanes (vectors) per output row
   constexpr int kSy = kThreads / kSx;      // output rows per pass
-  constexpr int kStores = kTileA / kSy;
   static_assert(kRows % kLy == 0 && kTileA % kSy == 0 && 32 % kChunks == 0, "tile must split evenly over the block");
   // rows[j * kChunks + (c ^ key(j))]: aligned chunk c of input row b0 - kShift + j.
   __shared__ uint4 rows[kRows * kChunks];
@@ -144,29 +153,23 @@ realign_window_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ o
     const T* src = in + spot.in_off;
     T* dst = out + spot.out_off;
     const int64_t a0 = spot.ta * kTileA, b0 = spot.tb * kTileB;
-    // Tile-relative bounds, as in the window kernel: loaded rows j in [j_lo, j_hi), output
-    // window offsets o = b - b0 in [o_lo, o_hi), output rows below a_here.
-    const int j_lo = b0 >= kShift ? 0 : static_cast<int>(kShift - b0);
-    const int j_hi = static_cast<int>(min(static_cast<int64_t>(kRows), args.size_b - b0 + kShift));
-    const int o_lo = -static_cast<int>(min(b0, static_cast<int64_t>(kShift)));
-    const int o_hi = static_cast<int>(min(static_cast<int64_t>(kTileB), args.size_b - b0));
-    const int a_here = static_cast<int>(min(static_cast<int64_t>(kTileA), args.size_a - a0));
-    const bool interior = j_lo == 0 && j_hi == kRows && a_here == kTileA;
+    const WindowTileBounds w = WindowTileBounds::at<kTileA, kTileB, kShift>(a0, b0, args.size_a, args.size_b);
+    const bool interior = w.interior<kTileA, kRows>();
     // Row j's share: its element a0 (rows outside the tensor clamped to its last row; their
     // cells are never read) and the share's offset from the 16-byte grid.
     auto share = [&](int j) {
-      const int jc = interior ? j : min(max(j, j_lo), j_hi - 1);
+      const int jc = interior ? j : min(max(j, w.j_lo), w.j_hi - 1);
       return reinterpret_cast<const unsigned char*>(src + static_cast<Index>(b0 - kShift + jc) * in_sb + static_cast<Index>(a0));
     };
     auto cover = [](const unsigned char* p) { return reinterpret_cast<const uint4*>(p - (reinterpret_cast<uintptr_t>(p) & 15)); };
     auto offset = [](const unsigned char* p) { return static_cast<int>(reinterpret_cast<uintptr_t>(p) & 15); };
-    auto last_chunk = [&](int m) { return interior ? (m == 0 ? kChunks - 1 : kChunks) : last_cover_chunk(m, a_here, kE); };
+    auto last_chunk = [&](int m) { return interior ? (m == 0 ? kChunks - 1 : kChunks) : last_cover_chunk(m, w.a_here, kE); };
 
     // Whether every chunk the tile reads lies inside the input's span: rows lie at increasing
     // addresses (strides are non-negative), so the first row's first chunk and the end of the
     // last row's cover bound them.
-    const unsigned char* first = share(j_lo);
-    const uintptr_t cover_end = reinterpret_cast<uintptr_t>(share(j_hi - 1)) + a_here * kE + 15;
+    const unsigned char* first = share(w.j_lo);
+    const uintptr_t cover_end = reinterpret_cast<uintptr_t>(share(w.j_hi - 1)) + w.a_here * kE + 15;
     const bool inside = reinterpret_cast<uintptr_t>(cover(first)) >= args.in_lo && (cover_end & ~uintptr_t{15}) <= args.in_hi;
     // Chunk lx of each row this thread loads, all issued before any use, then the chunk past
     // each row's kChunks for the rows whose share needs it. The checked loads run as a loop of
@@ -206,33 +209,17 @@ realign_window_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ o
     }
     __syncthreads();
 
-    // Store: lane sx of an output row writes the row window's vector sx (window_tile_transpose.cuh).
-#pragma unroll
-    for (int i = 0; i < kStores; ++i) {
-      const int r = sy + i * kSy;
-      if (r >= a_here) continue;
-      T* row = dst + static_cast<Index>(a0 + r) * out_sa + static_cast<Index>(b0);  // element b0 of output row a0 + r
-      const int shift = kShifted ? static_cast<int>((reinterpret_cast<uintptr_t>(row) / kE) % kShift) : 0;
-      const int o = sx * kV - shift;  // this vector's first element, relative to b0
-      // Element k (b = b0 + o + k) sits in tile row j0 + k, column r: at chunk (r / kV) ^ key(row).
-      // The vector's rows span at most two swizzle keys, the second from row j0 + split on, so
-      // each element costs a compare, a select and a load with a constant offset.
+    // Store (store_window_rows). Element k of a vector at window offset o (b = b0 + o + k) sits in
+    // tile row j0 + k = kShift + o + k, column r: at chunk (r / kV) ^ key(row). The vector's rows
+    // span at most two swizzle keys, the second from row j0 + split on, so each element costs a
+    // compare, a select and a load with a constant offset.
+    store_window_rows<T, kTileA, kSy, kV, kShift, Index>(dst, a0, b0, out_sa, w, sx, sy, [&](int r, int o) {
       const int j0 = kShift + o;  // at least 1: o >= -shift
       const int split = kV - j0 % kV;
-      const T* first = tile + (j0 * kChunks + ((r / kV) ^ key(j0))) * kV + r % kV;
-      const T* second = tile + (j0 * kChunks + ((r / kV) ^ key(j0 + kV))) * kV + r % kV;
-      auto element = [&](int k) { return (k < split ? first : second)[k * kChunks * kV]; };
-      if (o >= o_lo && o + kV <= o_hi) {
-        Vec<T, kV> w;
-#pragma unroll
-        for (int k = 0; k < kV; ++k) w.v[k] = element(k);
-        __stwb(reinterpret_cast<uint4*>(row + o), *reinterpret_cast<const uint4*>(&w));  // window_tile_transpose.cuh says why
-      } else {  // a ragged row end
-#pragma unroll
-        for (int k = 0; k < kV; ++k)
-          if (o + k >= o_lo && o + k < o_hi) row[o + k] = element(k);
-      }
-    }
+      const T* low = tile + (j0 * kChunks + ((r / kV) ^ key(j0))) * kV + r % kV;
+      const T* high = tile + (j0 * kChunks + ((r / kV) ^ key(j0 + kV))) * kV + r % kV;
+      return [=](int k) { return (k < split ? low : high)[k * kChunks * kV]; };
+    });
     // No barrier here: the next tile's first shared writes (staging) follow this tile's last
     // staging reads by the barrier above, and its row writes follow every thread's stores by
     // the next tile's first barrier.

@@ -71,6 +71,65 @@ __device__ __forceinline__ void load_rows(T* tile, const T* __restrict__ col, In
   for (int i = 0; i < kLoads; ++i) tile[(ly + i * kLy) * pitch + lx] = v[i];
 }
 
+// A window tile's bounds, tile-relative as 32-bit ints: loaded input rows j = b - (b0 - kShift)
+// must lie in [j_lo, j_hi), output window offsets o = b - b0 in [o_lo, o_hi), output rows
+// (a - a0) below a_here. Shared by the window and realign window kernels.
+struct WindowTileBounds {
+  int j_lo, j_hi, o_lo, o_hi, a_here;
+
+  template <int kTileA, int kTileB, int kShift>
+  __device__ __forceinline__ static WindowTileBounds at(int64_t a0, int64_t b0, int64_t size_a, int64_t size_b) {
+    constexpr int kRows = kTileB + kShift;
+    WindowTileBounds w;
+    w.j_lo = b0 >= kShift ? 0 : static_cast<int>(kShift - b0);
+    w.j_hi = static_cast<int>(min(static_cast<int64_t>(kRows), size_b - b0 + kShift));
+    w.o_lo = -static_cast<int>(min(b0, static_cast<int64_t>(kShift)));
+    w.o_hi = static_cast<int>(min(static_cast<int64_t>(kTileB), size_b - b0));
+    w.a_here = static_cast<int>(min(static_cast<int64_t>(kTileA), size_a - a0));
+    return w;
+  }
+
+  // Whether the tile lies wholly inside the tensor (no clamps needed).
+  template <int kTileA, int kRows>
+  __device__ __forceinline__ bool interior() const {
+    return j_lo == 0 && j_hi == kRows && a_here == kTileA;
+  }
+};
+
+// The store phase of both window kernels: lane sx of output rows r = sy, sy + kSy, ... (below
+// kTileA) writes vector sx of the row's window, which starts `shift` elements before b0 so that
+// it lies on the row's 32-byte sector grid (kShift: the grid in elements, 0 when the plan proves
+// every row on it). `elements_at(r, o)` gives the tile's accessor k -> element b0 + o + k of
+// output row a0 + r (k < kV); whole vectors go out as one 16-byte store, the two ragged ends of
+// a row element by element.
+template <typename T, int kTileA, int kSy, int kV, int kShift, typename Index, typename ElementsAt>
+__device__ __forceinline__ void store_window_rows(T* dst, int64_t a0, int64_t b0, Index out_sa, const WindowTileBounds w,
+                                                  int sx, int sy, ElementsAt&& elements_at) {
+  static_assert(kTileA % kSy == 0, "output rows must split evenly over the passes");
+#pragma unroll
+  for (int i = 0; i < kTileA / kSy; ++i) {
+    const int r = sy + i * kSy;
+    if (r >= w.a_here) continue;
+    T* row = dst + static_cast<Index>(a0 + r) * out_sa + static_cast<Index>(b0);  // element b0 of output row a0 + r
+    int shift = 0;
+    if constexpr (kShift > 0) shift = static_cast<int>((reinterpret_cast<uintptr_t>(row) / sizeof(T)) % kShift);
+    const int o = sx * kV - shift;  // this vector's first element, relative to b0
+    const auto element = elements_at(r, o);
+    if (o >= w.o_lo && o + kV <= w.o_hi) {
+      Vec<T, kV> v;
+#pragma unroll
+      for (int k = 0; k < kV; ++k) v.v[k] = element(k);
+      // Through __stwb: a plain Vec or uint4 assignment came out of nvcc 13.0 as kV element
+      // stores (st.global.u32 in the PTX), which these kernels exist to avoid.
+      __stwb(reinterpret_cast<uint4*>(row + o), *reinterpret_cast<const uint4*>(&v));
+    } else {  // a ragged row end
+#pragma unroll
+      for (int k = 0; k < kV; ++k)
+        if (o + k >= w.o_lo && o + k < w.o_hi) row[o + k] = element(k);
+    }
+  }
+}
+
 // Output rows: out_sb == 1 and every row start is element aligned (the plan's contract).
 // Five blocks per SM: with `__launch_bounds__(kThreads)` alone, ptxas (CUDA 13.0) chose 64
 // registers and interleaved the fp32 loads with their shared stores (about 8 in flight instead
@@ -87,7 +146,6 @@ window_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, cons
   constexpr int kLy = kThreads / kTile;  // load: 64 threads along a, kLy rows per pass
   constexpr int kSx = kTile / kV;        // store: threads (vectors) per output row
   constexpr int kSy = kThreads / kSx;    // output rows per pass
-  constexpr int kStores = kTile / kSy;
   static_assert(kRows % kLy == 0 && kTile % kSy == 0, "tile must split evenly over the block");
   __shared__ T tile[kRows * kPitch];  // tile[(b - (b0 - kShift)) * kPitch + (a - a0)]
 
@@ -101,51 +159,26 @@ window_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, cons
     const T* src = in + spot.in_off;
     T* dst = out + spot.out_off;
     const int64_t a0 = spot.ta * kTile, b0 = spot.tb * kTile;
-    // Tile-relative bounds as 32-bit ints: loaded rows j = b - (b0 - kShift) must lie in
-    // [j_lo, j_hi), output window offsets o = b - b0 in [o_lo, o_hi), tile columns below a_here.
-    const int j_lo = b0 >= kShift ? 0 : static_cast<int>(kShift - b0);
-    const int j_hi = static_cast<int>(min(static_cast<int64_t>(kRows), args.size_b - b0 + kShift));
-    const int o_lo = -static_cast<int>(min(b0, static_cast<int64_t>(kShift)));
-    const int o_hi = static_cast<int>(min(static_cast<int64_t>(kTile), args.size_b - b0));
-    const int a_here = static_cast<int>(min(static_cast<int64_t>(kTile), args.size_a - a0));
-
+    const WindowTileBounds w = WindowTileBounds::at<kTile, kTile, kShift>(a0, b0, args.size_a, args.size_b);
     // Load input rows b0 - kShift .. b0 + kTile - 1, coalesced along a. In edge tiles, rows
     // and columns outside the tensor are clamped to its last row or column rather than masked:
     // the loads then need no predicates (which cost registers, and registers cost loads in
     // flight), every address is inside the tensor (the 32-bit index is proven for those
     // alone), and the duplicates land in tile cells that no store reads. Interior tiles skip
     // the clamps, so their addresses are one base plus constant multiples of a stride.
-    const bool interior = j_lo == 0 && j_hi == kRows && a_here == kTile;
-    const T* col = src + static_cast<Index>(a0 + min(lx, a_here - 1)) * in_sa + static_cast<Index>(b0) * in_sb;
-    if (interior) {
+    const T* col = src + static_cast<Index>(a0 + min(lx, w.a_here - 1)) * in_sa + static_cast<Index>(b0) * in_sb;
+    if (w.interior<kTile, kRows>()) {
       load_rows<kRows, kLy>(tile, col, in_sb, kShift, 0, kRows, ly, lx, kPitch);
     } else {
-      load_rows<kRows, kLy>(tile, col, in_sb, kShift, j_lo, j_hi, ly, lx, kPitch);
+      load_rows<kRows, kLy>(tile, col, in_sb, kShift, w.j_lo, w.j_hi, ly, lx, kPitch);
     }
     __syncthreads();
 
-    // Store: thread sx of an output row writes the row window's vector sx.
-#pragma unroll
-    for (int i = 0; i < kStores; ++i) {
-      const int r = sy + i * kSy;
-      if (r >= a_here) continue;
-      T* row = dst + static_cast<Index>(a0 + r) * out_sa + static_cast<Index>(b0);  // element b0 of output row a0 + r
-      const int shift = kShifted ? static_cast<int>((reinterpret_cast<uintptr_t>(row) / sizeof(T)) % kShift) : 0;
-      const int o = sx * kV - shift;  // this vector's first element, relative to b0
+    // Store: element k of a vector at window offset o sits in tile row kShift + o + k, column r.
+    store_window_rows<T, kTile, kSy, kV, kShift, Index>(dst, a0, b0, out_sa, w, sx, sy, [&](int r, int o) {
       const T* column = tile + (kShift + o) * kPitch + r;  // the vector's elements, kPitch apart
-      if (o >= o_lo && o + kV <= o_hi) {
-        Vec<T, kV> w;
-#pragma unroll
-        for (int k = 0; k < kV; ++k) w.v[k] = column[k * kPitch];
-        // Through __stwb: a plain Vec or uint4 assignment came out of nvcc 13.0 as kV element
-        // stores (st.global.u32 in the PTX), which this kernel exists to avoid.
-        __stwb(reinterpret_cast<uint4*>(row + o), *reinterpret_cast<const uint4*>(&w));
-      } else {  // a ragged row end
-#pragma unroll
-        for (int k = 0; k < kV; ++k)
-          if (o + k >= o_lo && o + k < o_hi) row[o + k] = column[k * kPitch];
-      }
-    }
+      return [column](int k) { return column[k * Shape::kPitch]; };
+    });
     __syncthreads();  // the next tile reuses the shared buffer
   }
 }

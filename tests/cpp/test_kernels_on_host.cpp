@@ -379,8 +379,8 @@ TEST(KernelsOnHost, WindowTilesShiftedAndUnshifted) {
 }
 
 // Realign window tiles (1- and 2-byte elements, unit-stride fast dims, rows off the 16-byte
-// grid on either side; the library takes them only where TORCH_TRANSPOSE_REALIGN_WINDOW=1, as
-// ctest's first run sets): input rows whose offset from the grid changes row by row, output rows
+// grid on either side; ctest's first run sets TORCH_TRANSPOSE_REALIGN_WINDOW=1, so that every
+// such plan takes them, the fallback run 0): input rows whose offset from the grid changes row by row, output rows
 // shifted or on the sector grid, edge tiles on both dims, the extra chunk of a row's share, the
 // input's first and last tiles reaching past its span (a misaligned base: the checked loads),
 // batches, an expanded input, and `out=` views.
