@@ -36,6 +36,16 @@ struct alignas(sizeof(T) * V) Vec {
   T v[V];
 };
 
+// y[i] = bytes i of x[0], x[1], x[2], x[3] (from the low byte up).
+__device__ __forceinline__ void transpose_4x4_bytes(uint32_t x0, uint32_t x1, uint32_t x2, uint32_t x3, uint32_t (&y)[4]) {
+  const uint32_t lo01 = __byte_perm(x0, x1, 0x5140), hi01 = __byte_perm(x0, x1, 0x7362);
+  const uint32_t lo23 = __byte_perm(x2, x3, 0x5140), hi23 = __byte_perm(x2, x3, 0x7362);
+  y[0] = __byte_perm(lo01, lo23, 0x5410);
+  y[1] = __byte_perm(lo01, lo23, 0x7632);
+  y[2] = __byte_perm(hi01, hi23, 0x5410);
+  y[3] = __byte_perm(hi01, hi23, 0x7632);
+}
+
 // Batch offsets on the device: 32-bit magic-number division when the batch count allows it
 // (64-bit division costs ~100 instructions, which short rows and small tiles cannot hide).
 struct DeviceBatchIndexer {

@@ -241,6 +241,12 @@ bool launch_realign_window_tile(const LayoutPlan& plan, const T* in, T* out, cud
   static_cast<SquareTileArgs&>(args) = SquareTileArgs::make_rect(plan, Shape::kTileA, Shape::kTileB, shifted ? Shape::kShift - 1 : 0);
   input_byte_span(plan, reinterpret_cast<uintptr_t>(in), args.in_lo, args.in_hi);
   const unsigned int grid = grid_for(args.order.total, sm_count);
+  if constexpr (sizeof(T) == 1) {
+    if (!shifted && decide(realign_byte_quads_override(), true)) {
+      launch_kernel(realign_window_tile_transpose_kernel<T, false, int32_t, true>, grid, kThreads, 0, stream, in, out, args);
+      return true;
+    }
+  }
   with_window_shift(shifted, [&](auto kShifted) {
     launch_kernel(realign_window_tile_transpose_kernel<T, kShifted.value, int32_t>, grid, kThreads, 0, stream, in, out,
                   args);

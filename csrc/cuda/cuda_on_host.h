@@ -145,6 +145,14 @@ inline void __syncthreads() { torch_transpose::host_emulation::current_barrier->
 // makes the same __syncwarp calls (the kernels that use it promise that).
 inline void __syncwarp(unsigned /*mask*/ = 0xffffffffu) { torch_transpose::host_emulation::current_barrier->wait(); }
 
+// PRMT: byte i of the result is byte (selector nibble i) & 7 of the 8 bytes y:x.
+inline unsigned int __byte_perm(unsigned int x, unsigned int y, unsigned int selector) {
+  const uint64_t both = (static_cast<uint64_t>(y) << 32) | x;
+  unsigned int result = 0;
+  for (int i = 0; i < 4; ++i) result |= static_cast<unsigned int>((both >> (8 * ((selector >> (4 * i)) & 7))) & 0xff) << (8 * i);
+  return result;
+}
+
 // The funnel shift: the low 32 bits of hi:lo shifted right by `shift` mod 32.
 inline unsigned int __funnelshift_r(unsigned int lo, unsigned int hi, unsigned int shift) {
   return static_cast<unsigned int>(((static_cast<uint64_t>(hi) << 32) | lo) >> (shift & 31));

@@ -122,11 +122,72 @@ __device__ __forceinline__ int last_cover_chunk(int m, int a_here, int element_b
   return (m + a_here * element_bytes - 1) >> 4;
 }
 
+// Whether 1-byte tiles whose output rows lie on the sector grid store through store_byte_quads
+// (the default: H200, same call, two rounds, store_window_rows -> byte quads, bench/NOTES.md
+// v26: int8 8192x8190 0.76 -> 0.83, 8192x8184 0.78 -> 0.85-0.86, 4096x4094 0.57 -> 0.67-0.74,
+// 16x1024x1022 0.55-0.56 -> 0.68-0.71, 2048x2046 0.53 -> 0.60). TORCH_TRANSPOSE_REALIGN_BYTE_QUADS=0
+// keeps store_window_rows for them (read once; tests of that path and A/B runs).
+inline Override realign_byte_quads_override() {
+  static const Override setting = env_override("TORCH_TRANSPOSE_REALIGN_BYTE_QUADS");
+  return setting;
+}
+
+// The store phase of 1-byte tiles whose output rows all lie on the sector grid (no window
+// shift). store_window_rows reads each output byte from shared memory on its own: 16 loads per
+// 16-byte vector, which ncu found holding the kernel on the L1/shared path (bench/NOTES.md v25:
+// L1/TEX 76-87% busy, DRAM 40-55%). Here a thread takes 4 output rows (a quad: r4 .. r4 + 3)
+// by 16 columns (b = b0 + 16 sx ..): 16 aligned 4-byte words, one per tile row, each holding
+// the quad's 4 bytes of that row, then 4 x 4 byte transposes give the 4 rows' vectors. A warp
+// takes 2 quads by 16 vectors: each of its 4 stores writes 2 whole 256-byte rows, and its loads
+// meet each bank at most twice (the swizzle key of rows 16 sx.. is sx % 8).
+template <int kTileA, int kTileB, int kChunks, typename Index, typename Key>
+__device__ __forceinline__ void store_byte_quads(const uint4* rows, unsigned char* dst, int64_t a0, int64_t b0,
+                                                 Index out_sa, const WindowTileBounds w, Key key) {
+  constexpr int kSx = kTileB / 16;       // vectors per output row
+  constexpr int kQy = kThreads / kSx;    // quads per pass
+  static_assert(kTileA % (4 * kQy) == 0 && kChunks * 16 == kTileA, "quads must split evenly over the block");
+  const uint32_t* words = reinterpret_cast<const uint32_t*>(rows);
+  const int sx = threadIdx.x % kSx;
+  const int o = 16 * sx;  // the vector's first element, relative to b0
+#pragma unroll
+  for (int i = 0; i < kTileA / (4 * kQy); ++i) {
+    const int r4 = 4 * (threadIdx.x / kSx + i * kQy);
+    if (r4 >= w.a_here) continue;
+    // Word (r4 % 16) / 4 of chunk r4 / 16 of tile rows o .. o + 15, whose swizzle key is key(o).
+    const int slot = (((r4 / 16) ^ key(o)) * 16 + r4 % 16) / 4;
+    uint32_t v[16];
+#pragma unroll
+    for (int k = 0; k < 16; ++k) v[k] = words[(o + k) * kChunks * 4 + slot];
+    uint32_t quad[4][4];  // quad[q][m]: bytes 4m .. 4m + 3 of output row r4 + q's vector
+#pragma unroll
+    for (int m = 0; m < 4; ++m) {
+      uint32_t y[4];
+      transpose_4x4_bytes(v[4 * m], v[4 * m + 1], v[4 * m + 2], v[4 * m + 3], y);
+#pragma unroll
+      for (int q = 0; q < 4; ++q) quad[q][m] = y[q];
+    }
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+      if (r4 + q >= w.a_here) break;
+      unsigned char* row = dst + static_cast<Index>(a0 + r4 + q) * out_sa + static_cast<Index>(b0);
+      if (o + 16 <= w.o_hi) {
+        __stwb(reinterpret_cast<uint4*>(row + o), make_uint4(quad[q][0], quad[q][1], quad[q][2], quad[q][3]));
+      } else {  // the row's ragged end
+#pragma unroll
+        for (int k = 0; k < 16; ++k)
+          if (o + k < w.o_hi) row[o + k] = static_cast<unsigned char>(quad[q][k / 4] >> (8 * (k % 4)));
+      }
+    }
+  }
+}
+
 // Four blocks per SM (64 registers): all of a thread's loads stay in flight before the first
 // shared store (9 chunks, 36 registers).
-template <typename T, bool kShifted, typename Index>
+// kByteQuads: the store phase of store_byte_quads (1-byte elements, unshifted windows only).
+template <typename T, bool kShifted, typename Index, bool kByteQuads = false>
 __global__ void __launch_bounds__(kThreads, 4)
 realign_window_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const RealignWindowArgs args) {
+  static_assert(!kByteQuads || (sizeof(T) == 1 && !kShifted), "byte quads serve unshifted 1-byte tiles");
   using Shape = RealignWindowShape<sizeof(T)>;
   constexpr int kE = sizeof(T);
   constexpr int kTileA = Shape::kTileA, kTileB = Shape::kTileB, kV = Shape::kV, kChunks = Shape::kChunks;
@@ -213,13 +274,17 @@ realign_window_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ o
     // tile row j0 + k = kShift + o + k, column r: at chunk (r / kV) ^ key(row). The vector's rows
     // span at most two swizzle keys, the second from row j0 + split on, so each element costs a
     // compare, a select and a load with a constant offset.
-    store_window_rows<T, kTileA, kSy, kV, kShift, Index>(dst, a0, b0, out_sa, w, sx, sy, [&](int r, int o) {
-      const int j0 = kShift + o;  // at least 1: o >= -shift
-      const int split = kV - j0 % kV;
-      const T* low = tile + (j0 * kChunks + ((r / kV) ^ key(j0))) * kV + r % kV;
-      const T* high = tile + (j0 * kChunks + ((r / kV) ^ key(j0 + kV))) * kV + r % kV;
-      return [=](int k) { return (k < split ? low : high)[k * kChunks * kV]; };
-    });
+    if constexpr (kByteQuads) {
+      store_byte_quads<kTileA, kTileB, kChunks, Index>(rows, reinterpret_cast<unsigned char*>(dst), a0, b0, out_sa, w, key);
+    } else {
+      store_window_rows<T, kTileA, kSy, kV, kShift, Index>(dst, a0, b0, out_sa, w, sx, sy, [&](int r, int o) {
+        const int j0 = kShift + o;  // at least 0: o >= -shift
+        const int split = kV - j0 % kV;
+        const T* low = tile + (j0 * kChunks + ((r / kV) ^ key(j0))) * kV + r % kV;
+        const T* high = tile + (j0 * kChunks + ((r / kV) ^ key(j0 + kV))) * kV + r % kV;
+        return [=](int k) { return (k < split ? low : high)[k * kChunks * kV]; };
+      });
+    }
     // No barrier here: the next tile's first shared writes (staging) follow this tile's last
     // staging reads by the barrier above, and its row writes follow every thread's stores by
     // the next tile's first barrier.

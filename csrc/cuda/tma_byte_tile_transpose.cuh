@@ -96,16 +96,6 @@ struct TmaTileArgs {
   TileOrder order;  // dim b fastest, then a, then the batch item, as the square tile kernels walk
 };
 
-// y[i] = bytes i of x[0], x[1], x[2], x[3] (from the low byte up).
-__device__ __forceinline__ void transpose_4x4_bytes(uint32_t x0, uint32_t x1, uint32_t x2, uint32_t x3, uint32_t (&y)[4]) {
-  const uint32_t lo01 = __byte_perm(x0, x1, 0x5140), hi01 = __byte_perm(x0, x1, 0x7362);
-  const uint32_t lo23 = __byte_perm(x2, x3, 0x5140), hi23 = __byte_perm(x2, x3, 0x7362);
-  y[0] = __byte_perm(lo01, lo23, 0x5410);
-  y[1] = __byte_perm(lo01, lo23, 0x7632);
-  y[2] = __byte_perm(hi01, hi23, 0x5410);
-  y[3] = __byte_perm(hi01, hi23, 0x7632);
-}
-
 // Byte offset of 16-byte chunk `chunk` of row `row` in a 128-byte swizzled tile.
 __device__ __forceinline__ int swizzled_chunk(int row, int chunk) { return row * kTmaTile + ((chunk ^ (row & 7)) << 4); }
 

@@ -84,11 +84,4 @@ template <int N> inline void tma_wait_stores_read() {}
 inline void tma_wait_stores_done() {}
 inline void tma_fence_shared_writes() {}
 
-inline unsigned int __byte_perm(unsigned int x, unsigned int y, unsigned int selector) {
-  const uint64_t both = (static_cast<uint64_t>(y) << 32) | x;
-  unsigned int result = 0;
-  for (int i = 0; i < 4; ++i) result |= static_cast<unsigned int>((both >> (8 * ((selector >> (4 * i)) & 7))) & 0xff) << (8 * i);
-  return result;
-}
-
 }  // namespace torch_transpose

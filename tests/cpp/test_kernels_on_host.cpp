@@ -380,7 +380,8 @@ TEST(KernelsOnHost, WindowTilesShiftedAndUnshifted) {
 
 // Realign window tiles (1- and 2-byte elements, unit-stride fast dims, rows off the 16-byte
 // grid on either side; ctest's first run sets TORCH_TRANSPOSE_REALIGN_WINDOW=1, so that every
-// such plan takes them, the fallback run 0): input rows whose offset from the grid changes row by row, output rows
+// such plan takes them, and the fallback run 0; 1-byte tiles whose output rows lie on the sector
+// grid store by byte quads, except in the forced run): input rows whose offset from the grid changes row by row, output rows
 // shifted or on the sector grid, edge tiles on both dims, the extra chunk of a row's share, the
 // input's first and last tiles reaching past its span (a misaligned base: the checked loads),
 // batches, an expanded input, and `out=` views.
@@ -399,6 +400,8 @@ TEST(KernelsOnHost, RealignWindowTiles) {
         permute_case({4, 40, 50, 65}, {3, 2, 1, 0}, e, {}, 2),   // a reversal
         into_view(permute_case({97, 150}, {1, 0}, e), {157, 1}, 5 * 157 + 5, "buf[5:, 5:155]"),
         into_view(permute_case({300, 100}, {1, 0}, e, {101, 1}), {333, 1}, 1, "buf[:, 1:301]"),
+        // output rows on the sector grid with a ragged end and a part quad of rows (byte quads)
+        into_view(permute_case({130, 250}, {1, 0}, e), {160, 1}, 0, "buf[:, :130] of rows of 160"),
     };
     for (const Case& c : cases) {
       const uintptr_t in_address = 4096 + c.in_offset * e, out_address = 4096 + c.out_offset * e;
