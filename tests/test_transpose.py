@@ -319,6 +319,34 @@ def test_realign_window_tiles_forced(switches):
     rerun_with_switches(switches, "test_rows_off_the_vector_grid_small_types and cuda", 18)
 
 
+# 4-byte transposes whose output rows lie 512 KB apart: out= views in guard buffers whose rows
+# are 512 KB of floats and two vectors long, with whole tiles, edges on both dims, a batch, and
+# the (2, 1, 0) permute of a 3-D tensor into such a view. The H200 writes rows that far apart
+# more slowly (bench/NOTES.md v27); a kernel for them (long row tiles) was tried on these cases
+# and lost, so they take the square tile kernels.
+FAR_ROW = 131072 + 8
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int32], ids=str)
+@pytest.mark.parametrize("shape", [(256, 32), (300, 36), (2, 260, 36)], ids=str)
+def test_output_rows_far_apart(device, dtype, shape):
+    x = random_bits(shape, dtype, device)
+    assert_bits_equal(tt.transpose(x), reference(x))
+    rows, cols = shape[-1], shape[-2]
+    guard = poisoned(shape[:-2] + (rows + 1, FAR_ROW), dtype, device)
+    before = guard.clone()
+    view = guard[..., 1:, 4:4 + cols]
+    tt.transpose(x, out=view)
+    assert_only_view_written(guard, view, reference(x), before)
+    if x.dim() == 2:
+        cube = random_bits((cols // 4, 4, rows), dtype, device)  # its (2, 1, 0) into rows 512 KB apart
+        guard = poisoned((rows + 1, FAR_ROW), dtype, device)
+        before = guard.clone()
+        view = guard[1:, 4:4 + cube.shape[0] * 4].unflatten(1, (4, cube.shape[0]))
+        tt.permute(cube, (2, 1, 0), out=view)
+        assert_only_view_written(guard, view, cube.permute(2, 1, 0), before)
+
+
 def test_misaligned_elements_are_moved_exactly(device):
     # A float32 view whose address is 2 bytes past alignment: the plan splits elements.
     raw = random_bits((2 + 4 * 35 * 23,), torch.uint8, device)
