@@ -1,6 +1,8 @@
 """Shared test tools: random bit patterns for every dtype, bit-exact comparison, guarded buffers."""
 import torch
 
+import torch_transpose as tt
+
 # Every dtype that a layout op must move (one per storage width and kind).
 ALL_DTYPES = [
     torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,
@@ -52,3 +54,11 @@ def assert_only_view_written(buffer, view, expected_view_values, before):
     # Write the expectation through the same view geometry into the copy of the original buffer.
     expected.as_strided(view.shape, view.stride(), view.storage_offset()).copy_(expected_view_values)
     assert torch.equal(bits(buffer), bits(expected)), "bytes outside out's view changed, or out is wrong"
+
+
+def check_permute_into_view(x, dims, buf, view):
+    """tt.permute(x, dims, out=view) writes x.permute(dims).contiguous() into view and leaves
+    the rest of the poisoned buffer buf as it was."""
+    before = buf.clone()
+    tt.permute(x, dims, out=view)
+    assert_only_view_written(buf, view, x.permute(dims).contiguous(), before)

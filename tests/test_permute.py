@@ -6,7 +6,7 @@ import pytest
 import torch
 
 import torch_transpose as tt
-from helpers import assert_bits_equal, assert_only_view_written, poisoned, random_bits
+from helpers import assert_bits_equal, assert_only_view_written, check_permute_into_view, poisoned, random_bits
 
 
 def reference(x, dims):
@@ -60,14 +60,6 @@ def test_attention_and_channels_last_layouts(device):
     assert_bits_equal(tt.permute(nchw, (0, 2, 3, 1)), reference(nchw, (0, 2, 3, 1)))
     nhwc = random_bits((2, 17, 19, 3), torch.float32, device)
     assert_bits_equal(tt.permute(nhwc, (0, 3, 1, 2)), reference(nhwc, (0, 3, 1, 2)))
-
-
-def check_permute_into_view(x, dims, buf, view):
-    """tt.permute(x, dims, out=view) writes x.permute(dims).contiguous() into view and leaves
-    the rest of the poisoned buffer buf as it was."""
-    before = buf.clone()
-    tt.permute(x, dims, out=view)
-    assert_only_view_written(buf, view, reference(x, dims), before)
 
 
 def check_fresh_and_guarded_outputs(x, dims):

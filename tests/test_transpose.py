@@ -9,7 +9,8 @@ import pytest
 import torch
 
 import torch_transpose as tt
-from helpers import ALL_DTYPES, WIDTH_DTYPES, assert_bits_equal, assert_only_view_written, poisoned, random_bits
+from helpers import (ALL_DTYPES, WIDTH_DTYPES, assert_bits_equal, assert_only_view_written, check_permute_into_view,
+                     poisoned, random_bits)
 
 TILE_EDGES = [1, 31, 32, 33, 63, 64, 65, 127, 128, 129]
 
@@ -333,18 +334,11 @@ def test_output_rows_far_apart(device, dtype, shape):
     x = random_bits(shape, dtype, device)
     assert_bits_equal(tt.transpose(x), reference(x))
     rows, cols = shape[-1], shape[-2]
-    guard = poisoned(shape[:-2] + (rows + 1, FAR_ROW), dtype, device)
-    before = guard.clone()
-    view = guard[..., 1:, 4:4 + cols]
-    tt.transpose(x, out=view)
-    assert_only_view_written(guard, view, reference(x), before)
+    assert_transpose_into_guarded_view(x, 1, 4, 1, FAR_ROW - cols)  # rows of FAR_ROW elements
     if x.dim() == 2:
         cube = random_bits((cols // 4, 4, rows), dtype, device)  # its (2, 1, 0) into rows 512 KB apart
         guard = poisoned((rows + 1, FAR_ROW), dtype, device)
-        before = guard.clone()
-        view = guard[1:, 4:4 + cube.shape[0] * 4].unflatten(1, (4, cube.shape[0]))
-        tt.permute(cube, (2, 1, 0), out=view)
-        assert_only_view_written(guard, view, cube.permute(2, 1, 0), before)
+        check_permute_into_view(cube, (2, 1, 0), guard, guard[1:, 4:4 + cols // 4 * 4].unflatten(1, (4, cols // 4)))
 
 
 def test_misaligned_elements_are_moved_exactly(device):
