@@ -341,6 +341,33 @@ def test_output_rows_far_apart(device, dtype, shape):
         check_permute_into_view(cube, (2, 1, 0), guard, guard[1:, 4:4 + cols // 4 * 4].unflatten(1, (4, cols // 4)))
 
 
+# Whole square tiles (128 for 1- and 2-byte elements, 64 for 4- and 8-byte ones) over none, one
+# or two batch dims, the batch dim between the fast ones ((2, 1, 0)), an expanded batch dim,
+# input rows and items with gaps, and out= views: on CUDA the plans lean tiles take
+# (lean_tile_transpose.cuh; 1-byte ones the copy engine's tiles refuse, the two-batch-dim cases).
+# test_lean_tiles_off runs them on the square tile kernel.
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.bfloat16, torch.float32, torch.float64], ids=str)
+@pytest.mark.parametrize("shape, dims", [((256, 384), (1, 0)), ((3, 256, 128), (0, 2, 1)), ((128, 3, 256), (2, 1, 0)),
+                                         ((2, 3, 128, 256), (3, 1, 0, 2)), ((2, 3, 256, 128), (1, 0, 3, 2))], ids=str)
+def test_whole_tile_plans(device, dtype, shape, dims):
+    x = random_bits(shape, dtype, device)
+    assert_bits_equal(tt.permute(x, dims), x.permute(dims).contiguous())
+    wide = random_bits(shape[:-1] + (shape[-1] + 32,), dtype, device)[..., 16:16 + shape[-1]]  # rows with gaps
+    assert_bits_equal(tt.permute(wide, dims), wide.permute(dims).contiguous())
+    if len(shape) == 3:
+        expanded = random_bits((1,) + shape[1:], dtype, device).expand(shape)  # a stride-0 batch dim
+        assert_bits_equal(tt.permute(expanded, dims), expanded.permute(dims).contiguous())
+    result = x.permute(dims).shape
+    guard = poisoned(result[:-1] + (result[-1] + 48,), dtype, device)
+    check_permute_into_view(x, dims, guard, guard[..., 16:16 + result[-1]])
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_lean_tiles_off():
+    rerun_with_switches({"TORCH_TRANSPOSE_LEAN_TILE": "0"}, "test_whole_tile_plans and cuda", 20)
+
+
 def test_misaligned_elements_are_moved_exactly(device):
     # A float32 view whose address is 2 bytes past alignment: the plan splits elements.
     raw = random_bits((2 + 4 * 35 * 23,), torch.uint8, device)

@@ -36,6 +36,11 @@ struct alignas(sizeof(T) * V) Vec {
   T v[V];
 };
 
+// Shared memory a block must ask for so that no more than `blocks` of them fit an SM: an SM of
+// sm_90 has 228 KB, and each resident block also takes 1 KB that the runtime reserves.
+constexpr size_t kSmemPerSm = 228 * 1024, kSmemReservedPerBlock = 1024;
+constexpr size_t smem_for_at_most(int blocks) { return kSmemPerSm / (blocks + 1) - kSmemReservedPerBlock + 1; }
+
 // y[i] = bytes i of x[0], x[1], x[2], x[3] (from the low byte up).
 __device__ __forceinline__ void transpose_4x4_bytes(uint32_t x0, uint32_t x1, uint32_t x2, uint32_t x3, uint32_t (&y)[4]) {
   const uint32_t lo01 = __byte_perm(x0, x1, 0x5140), hi01 = __byte_perm(x0, x1, 0x7362);
@@ -92,6 +97,13 @@ __device__ __forceinline__ unsigned char* dynamic_smem() {
 // Every launch goes through here, so tests can run the kernels on the CPU (cuda_on_host.h).
 template <typename... KernelArgs, typename... Args>
 void launch_kernel(void (*kernel)(KernelArgs...), unsigned int grid, int threads, size_t smem, cudaStream_t stream,
+                   Args&&... args) {
+  kernel<<<grid, threads, smem, stream>>>(std::forward<Args>(args)...);
+}
+
+// The same with a 3-D grid (blockIdx.x varies fastest, then y, then z).
+template <typename... KernelArgs, typename... Args>
+void launch_kernel(void (*kernel)(KernelArgs...), dim3 grid, int threads, size_t smem, cudaStream_t stream,
                    Args&&... args) {
   kernel<<<grid, threads, smem, stream>>>(std::forward<Args>(args)...);
 }

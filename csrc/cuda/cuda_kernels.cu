@@ -28,6 +28,7 @@
 #include "direct_transpose.cuh"
 #include "flat_tile_transpose.cuh"
 #include "interleave_transpose.cuh"
+#include "lean_tile_transpose.cuh"
 #include "narrow_block_transpose.cuh"
 #include "narrow_transpose.cuh"
 #include "realign_window_tile_transpose.cuh"
@@ -205,6 +206,15 @@ void with_window_shift(bool shifted, Launch&& launch) {
   }
 }
 
+// Calls launch(shifted, byte quads) as std::integral_constant<bool, ..> pairs: the realign window
+// kernel's three instantiations, shifted windows, unshifted ones, and unshifted ones stored as
+// byte quads (which the caller asks for only for unshifted 1-byte tiles).
+template <typename Launch>
+void with_realign_store(bool shifted, bool byte_quads, Launch&& launch) {
+  if (byte_quads) return launch(std::false_type{}, std::true_type{});
+  with_window_shift(shifted, [&](auto kShifted) { launch(kShifted, std::false_type{}); });
+}
+
 // The window tile kernel for 4- and 8-byte elements whose plan allows no vectors (V == 1) but
 // whose output fast dim has unit stride; false when it does not apply.
 template <typename T>
@@ -241,15 +251,12 @@ bool launch_realign_window_tile(const LayoutPlan& plan, const T* in, T* out, cud
   static_cast<SquareTileArgs&>(args) = SquareTileArgs::make_rect(plan, Shape::kTileA, Shape::kTileB, shifted ? Shape::kShift - 1 : 0);
   input_byte_span(plan, reinterpret_cast<uintptr_t>(in), args.in_lo, args.in_hi);
   const unsigned int grid = grid_for(args.order.total, sm_count);
-  if constexpr (sizeof(T) == 1) {
-    if (!shifted && decide(realign_byte_quads_override(), true)) {
-      launch_kernel(realign_window_tile_transpose_kernel<T, false, int32_t, true>, grid, kThreads, 0, stream, in, out, args);
-      return true;
+  const bool byte_quads = sizeof(T) == 1 && !shifted && decide(realign_byte_quads_override(), true);
+  with_realign_store(shifted, byte_quads, [&](auto kShifted, auto kByteQuads) {
+    if constexpr (!kByteQuads.value || sizeof(T) == 1) {  // byte quads exist for 1-byte tiles only
+      launch_kernel(realign_window_tile_transpose_kernel<T, kShifted.value, int32_t, kByteQuads.value>, grid, kThreads, 0,
+                    stream, in, out, args);
     }
-  }
-  with_window_shift(shifted, [&](auto kShifted) {
-    launch_kernel(realign_window_tile_transpose_kernel<T, kShifted.value, int32_t>, grid, kThreads, 0, stream, in, out,
-                  args);
   });
   return true;
 }
@@ -336,6 +343,20 @@ bool launch_tma_byte_tiles(const LayoutPlan& plan, const T* in, T* out, cudaStre
                                           : launch_tma_pipeline<TmaOneTilePerBlock>(plan, in, out, stream, sm_count);
 }
 
+// Lean tiles (lean_tile_transpose.cuh) for full-vector plans that fit them and would not walk
+// tile streams; false otherwise.
+template <typename T, int V, int kTile>
+bool launch_lean_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_t stream) {
+  LeanTileArgs args;
+  dim3 grid;
+  if (tile_stream_shift(square_tile_count(plan, kTile), sizeof(T)) != 0 || !make_lean_tile_args<kTile>(plan, args, grid))
+    return false;
+  const size_t smem = lean_tile_smem_bytes(kTile * kTile * sizeof(T));
+  args.two_batch_dims ? launch_kernel(lean_tile_transpose_kernel<T, V, kTile, true>, grid, kThreads, smem, stream, in, out, args)
+           : launch_kernel(lean_tile_transpose_kernel<T, V, kTile, false>, grid, kThreads, smem, stream, in, out, args);
+  return true;
+}
+
 template <typename T, int V>
 void launch_transpose(const LayoutPlan& plan, const T* in, T* out, cudaStream_t stream, int sm_count) {
   if (wants_direct_transpose(plan)) {
@@ -375,6 +396,9 @@ void launch_transpose(const LayoutPlan& plan, const T* in, T* out, cudaStream_t 
                     stream, in, out, compact);
       return;
     }
+  }
+  if constexpr (V > 1 && V == kFullVector<T>) {
+    if (launch_lean_tile<T, V, kTile>(plan, in, out, stream)) return;
   }
   SquareTileArgs args = SquareTileArgs::make(plan, kTile);
   const unsigned int grid = grid_for(args.order.total, sm_count);

@@ -174,26 +174,37 @@ inline T __shfl_down_sync(unsigned /*mask*/, T value, unsigned delta, int width 
 
 namespace torch_transpose {
 
-// The <<<grid, threads, smem, stream>>> launch, emulated: `threads` host threads, each running
-// every block in turn, meeting at the barrier between blocks.
+// A 3-D grid: blocks in launch order, x fastest, then y, then z.
 template <typename... KernelArgs, typename... Args>
-void launch_kernel(void (*kernel)(KernelArgs...), unsigned int grid, int threads, size_t /*smem*/,
-                   cudaStream_t /*stream*/, Args&&... args) {
+void launch_kernel(void (*kernel)(KernelArgs...), dim3 grid, int threads, size_t /*smem*/, cudaStream_t /*stream*/,
+                   Args&&... args) {
   host_emulation::BlockBarrier barrier(threads);
-  gridDim.x = grid;
+  gridDim = grid;
   std::vector<std::thread> pool;
   for (int t = 0; t < threads; ++t) {
     pool.emplace_back([&, t] {
       threadIdx.x = static_cast<unsigned int>(t);
       host_emulation::current_barrier = &barrier;
-      for (unsigned int b = 0; b < grid; ++b) {
-        blockIdx.x = b;
-        kernel(args...);
-        barrier.wait();
+      for (unsigned int z = 0; z < grid.z; ++z) {
+        for (unsigned int y = 0; y < grid.y; ++y) {
+          for (unsigned int x = 0; x < grid.x; ++x) {
+            blockIdx = dim3{x, y, z};
+            kernel(args...);
+            barrier.wait();
+          }
+        }
       }
     });
   }
   for (auto& thread : pool) thread.join();
+}
+
+// The <<<grid, threads, smem, stream>>> launch, emulated: `threads` host threads, each running
+// every block in turn, meeting at the barrier between blocks.
+template <typename... KernelArgs, typename... Args>
+void launch_kernel(void (*kernel)(KernelArgs...), unsigned int grid, int threads, size_t /*smem*/,
+                   cudaStream_t /*stream*/, Args&&... args) {
+  launch_kernel(kernel, dim3{grid, 1, 1}, threads, 0, nullptr, std::forward<Args>(args)...);
 }
 
 }  // namespace torch_transpose

@@ -207,7 +207,6 @@ realign_window_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ o
 
   const Index in_sb = static_cast<Index>(args.in_sb), out_sa = static_cast<Index>(args.out_sa);
   const int lx = threadIdx.x % kChunks, ly = threadIdx.x / kChunks;
-  const int sx = threadIdx.x % kSx, sy = threadIdx.x / kSx;
 
   for (int64_t t = blockIdx.x; t < args.order.total; t += gridDim.x) {
     const TileSpot spot = args.locate(t);
@@ -277,6 +276,7 @@ realign_window_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ o
     if constexpr (kByteQuads) {
       store_byte_quads<kTileA, kTileB, kChunks, Index>(rows, reinterpret_cast<unsigned char*>(dst), a0, b0, out_sa, w, key);
     } else {
+      const int sx = threadIdx.x % kSx, sy = threadIdx.x / kSx;  // store lane: vector sx of rows sy, sy + kSy, ..
       store_window_rows<T, kTileA, kSy, kV, kShift, Index>(dst, a0, b0, out_sa, w, sx, sy, [&](int r, int o) {
         const int j0 = kShift + o;  // at least 0: o >= -shift
         const int split = kV - j0 % kV;

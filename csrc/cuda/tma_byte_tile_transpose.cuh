@@ -32,11 +32,6 @@ namespace torch_transpose {
 constexpr int kTmaTile = 128;  // bytes along each side: one 128-byte swizzle row
 constexpr int kTmaTileBytes = kTmaTile * kTmaTile;
 
-// Shared memory a block must ask for so that no more than `blocks` of them fit an SM: an SM of
-// sm_90 has 228 KB, and each resident block also takes 1 KB that the runtime reserves.
-constexpr size_t kSmemPerSm = 228 * 1024, kSmemReservedPerBlock = 1024;
-constexpr size_t smem_for_at_most(int blocks) { return kSmemPerSm / (blocks + 1) - kSmemReservedPerBlock + 1; }
-
 // A block's pipeline: kLoads tile loads in flight, kStores output buffers (a store may still
 // read kStores - 1 of them while the next fills), kBlocks blocks per SM; a persistent grid of
 // kBlocks per SM whose blocks walk tiles a grid apart, or one block per tile.

@@ -584,6 +584,49 @@ TEST(KernelsOnHost, CompactTilesAndNarrowBlocks) {
   }
 }
 
+// Whole square tiles over up to two batch dims: the shapes lean tiles take (unless
+// TORCH_TRANSPOSE_LEAN_TILE=0, as in ctest's fallback run, which sends them to the square tile
+// kernel; the forced run's tile streams do too). Tile sides: 128 for 1- and 2-byte elements, 64 for 4- and 8-byte ones (1-byte plans
+// go to the copy engine's tiles first where it takes them; 16-byte elements have no vectors).
+std::vector<Case> lean_cases(int e) {
+  return {
+      permute_case({256, 384}, {1, 0}, e),
+      permute_case({3, 256, 128}, {0, 2, 1}, e),                    // one batch dim
+      permute_case({128, 3, 256}, {2, 1, 0}, e),                    // the batch dim between the fast ones
+      permute_case({2, 3, 128, 256}, {3, 1, 0, 2}, e),              // two batch dims
+      permute_case({2, 3, 256, 128}, {1, 0, 3, 2}, e),              // two batch dims, swapped order
+      permute_case({3, 128, 256}, {0, 2, 1}, e, {0, 256, 1}),       // an expanded batch dim (stride 0)
+      permute_case({3, 128, 256}, {0, 2, 1}, e, {40000, 288, 1}),   // rows and items with gaps
+      into_view(permute_case({256, 128}, {1, 0}, e), {288, 1}, 16, "buf[:, 16:272]"),
+  };
+}
+
+TEST(KernelsOnHost, LeanTiles) {
+  for (int e : kWidths)
+    for (const Case& c : lean_cases(e)) check_case(c);
+}
+
+// Which plans lean tiles take: every case above of 2-, 4- and 8-byte elements;
+// not three batch dims, edge tiles or partial vectors.
+TEST(KernelsOnHost, LeanTilePlans) {
+  if (torch_transpose::lean_tile_override() == torch_transpose::Override::Never) GTEST_SKIP() << "TORCH_TRANSPOSE_LEAN_TILE=0";
+  auto takes = [](const Case& c, bool expected) {
+    SCOPED_TRACE(c.name);
+    const uintptr_t address = 4096;
+    const LayoutPlan plan = plan_of(c, address + c.element_bytes * c.in_offset, address + c.element_bytes * c.out_offset);
+    torch_transpose::LeanTileArgs args;
+    dim3 grid;
+    const bool taken = c.element_bytes == 4 ? torch_transpose::make_lean_tile_args<64>(plan, args, grid)
+                                            : c.element_bytes == 2 ? torch_transpose::make_lean_tile_args<128>(plan, args, grid)
+                                                                   : torch_transpose::make_lean_tile_args<64>(plan, args, grid);
+    EXPECT_EQ(taken, expected) << plan.explain();
+  };
+  for (int e : {2, 4, 8})
+    for (const Case& c : lean_cases(e)) takes(c, true);
+  takes(permute_case({2, 2, 2, 128, 128}, {2, 1, 0, 4, 3}, 4), false);  // three batch dims
+  takes(permute_case({256, 288}, {1, 0}, 4), false);                   // edge tiles along one side
+}
+
 // Warp pairs share narrow tiles from N = 7 (narrow_transpose.cuh says why), unless the switch
 // forces one way.
 TEST(KernelsOnHost, NarrowPairsRule) {

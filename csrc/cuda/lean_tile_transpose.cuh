@@ -1,0 +1,116 @@
+// Square tiles with the least index math around them: whole tiles only, up to two batch dims,
+// 32-bit offsets, a 3-D grid (x: tile along b, y: tile along a, z: batch item; launch order is
+// the square kernel's tile walk, tile_order.cuh) so that a block finds its tile with no division
+// (one for two batch dims), and no grid loop. The tile itself is the square kernel's vector_tile.
+//
+// Why: torch.compile's kernels beat ours on (0, 2, 1), 256x512x512 and the 16-wide narrow
+// transposes, and their one difference left untested was the code around the tile (bench/NOTES.md
+// v17: about 110 SASS instructions with the shapes as constants, against the square kernel's
+// 1600 for fp32: grid loop, tile walk by magic-number division, a batch indexer over up to 16
+// dims, 64-bit batch offsets). This kernel is 128 instructions for fp32, all 4 loads before the
+// first shared store, at 32 registers.
+//
+// Blocks per SM: at 32 registers 8 blocks fit, and they lost on every case (as more resident
+// blocks did in v14 and v15); capped at 4, the square kernel's own residency by its 64
+// registers, by asking each block for shared memory that leaves room for 4 (smem_for_at_most),
+// they won. H200, same-call A/Bs, two calls of two rounds each (bench/NOTES.md v28), ratio to
+// copy, square -> lean: fp32 NCHW->NHWC 64x128x56x56 0.979-0.985 -> 0.996-1.005, NHWC->NCHW
+// 0.970-0.986 -> 0.989-0.994, 4096x64x64 0.961-0.967 -> 0.975-0.979, 256x512x512 0.985-0.992 ->
+// 0.997-0.998, bf16 8192² 0.954-0.955 -> 0.961-0.964, fp64 8192² 0.974-0.985 -> 0.977-0.987,
+// (0, 2, 1) 0.968-0.977 -> 0.976-0.980, fp32 8192² 0.971-0.973 -> 0.974-0.976; 16384², complex64
+// 8192² and the reversal level; (2, 1, 0) lower in the first call (0.913-0.930 -> 0.901-0.919)
+// and level in the second (0.914-0.918 -> 0.912-0.920). The square kernel given the same
+// shared-memory request (so the same smaller L1) gained nothing: the gain is the index math.
+
+#pragma once
+
+#include <algorithm>
+
+#include "../env_switch.h"
+#include "cuda_common.cuh"
+#include "tile_transpose.cuh"
+
+namespace torch_transpose {
+
+// What a lean tile needs besides the base pointers: 32-bit strides, up to two batch dims.
+struct LeanTileArgs {
+  int32_t in_sb = 0, out_sa = 0;          // the fast dims' row strides (in_sa = out_sb = 1)
+  int32_t in_s0 = 0, out_s0 = 0;          // batch dim 0 (outer; the only one when rank 1)
+  int32_t in_s1 = 0, out_s1 = 0;          // batch dim 1 (inner: varies fastest)
+  FastDivmod by_inner;                    // item -> (outer, inner) when there are two batch dims
+  int64_t size_a = 0, size_b = 0;         // vector_tile reads these for edge tiles only: never here
+  bool two_batch_dims = false;
+};
+
+// TORCH_TRANSPOSE_LEAN_TILE: 0 = never (the square tile kernel takes these plans), 1 or unset =
+// whenever the plan fits.
+inline Override lean_tile_override() {
+  static const Override setting = env_override("TORCH_TRANSPOSE_LEAN_TILE");
+  return setting;
+}
+
+constexpr int kLeanTileBlocksPerSm = 4;
+
+template <typename T, int V, int kTile, bool kTwoBatchDims>
+__global__ void __launch_bounds__(kThreads)
+lean_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const LeanTileArgs args) {
+  __shared__ __align__(16) T tile[kTile * kTile];
+  Vec<T, V>* chunks = reinterpret_cast<Vec<T, V>*>(tile);
+  int32_t in_off, out_off;
+  if constexpr (kTwoBatchDims) {
+    uint32_t outer, inner;
+    args.by_inner.divmod(blockIdx.z, outer, inner);
+    in_off = static_cast<int32_t>(outer) * args.in_s0 + static_cast<int32_t>(inner) * args.in_s1;
+    out_off = static_cast<int32_t>(outer) * args.out_s0 + static_cast<int32_t>(inner) * args.out_s1;
+  } else {
+    in_off = static_cast<int32_t>(blockIdx.z) * args.in_s0;
+    out_off = static_cast<int32_t>(blockIdx.z) * args.out_s0;
+  }
+  const int32_t a0 = static_cast<int32_t>(blockIdx.y) * kTile, b0 = static_cast<int32_t>(blockIdx.x) * kTile;
+  vector_tile<T, V, kTile, int32_t>(false, in + in_off, out + out_off, a0, b0, args.in_sb, args.out_sa, args, tile, chunks);
+}
+
+// Whether a full-vector plan takes lean tiles, and their arguments and grid: the switch, 32-bit
+// offsets (every element offset of both tensors below 2^31), both fast dims whole tiles, at most
+// two batch dims, a grid within CUDA's limits (y and z below 2^16).
+template <int kTile>
+bool make_lean_tile_args(const LayoutPlan& plan, LeanTileArgs& args, dim3& grid) {
+  if (!decide(lean_tile_override(), true) || plan.needs_64bit_index) return false;
+  const FastDims f = FastDims::from_plan(plan);
+  if (f.size_a % kTile != 0 || f.size_b % kTile != 0) return false;
+  const BatchIndexer batch = BatchIndexer::from_plan(plan);
+  if (batch.rank > 2) return false;
+  int64_t in_last = 0, out_last = 0;  // the largest element offsets (the plan's strides are non-negative)
+  for (int d = 0; d < plan.rank; ++d) {
+    in_last += (plan.sizes[d] - 1) * plan.in_strides[d];
+    out_last += (plan.sizes[d] - 1) * plan.out_strides[d];
+  }
+  if (std::max(in_last, out_last) > 0x7fffffff) return false;
+  const int64_t tiles_a = f.size_a / kTile, tiles_b = f.size_b / kTile, items = batch.count();
+  if (tiles_a > 65535 || items > 65535 || tiles_b > 0x7fffffff) return false;
+  args.in_sb = static_cast<int32_t>(f.in_sb);
+  args.out_sa = static_cast<int32_t>(f.out_sa);
+  args.size_a = f.size_a;
+  args.size_b = f.size_b;
+  if (batch.rank >= 1) {
+    args.in_s0 = static_cast<int32_t>(batch.in_strides[0]);
+    args.out_s0 = static_cast<int32_t>(batch.out_strides[0]);
+  }
+  args.two_batch_dims = batch.rank == 2;
+  if (batch.rank == 2) {
+    args.in_s1 = static_cast<int32_t>(batch.in_strides[1]);
+    args.out_s1 = static_cast<int32_t>(batch.out_strides[1]);
+    args.by_inner = FastDivmod(static_cast<uint32_t>(batch.sizes[1]));
+  }
+  grid = dim3{static_cast<unsigned int>(tiles_b), static_cast<unsigned int>(tiles_a), static_cast<unsigned int>(items)};
+  return true;
+}
+
+// Dynamic shared memory for a lean tile block of `static_bytes` of its own, so that at most
+// kLeanTileBlocksPerSm blocks share an SM.
+inline size_t lean_tile_smem_bytes(size_t static_bytes) {
+  const size_t per_block = smem_for_at_most(kLeanTileBlocksPerSm);
+  return per_block > static_bytes ? per_block - static_bytes : 0;
+}
+
+}  // namespace torch_transpose
