@@ -352,8 +352,11 @@ bool launch_lean_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_t 
   if (tile_stream_shift(square_tile_count(plan, kTile), sizeof(T)) != 0 || !make_lean_tile_args<kTile>(plan, args, grid))
     return false;
   const size_t smem = lean_tile_smem_bytes(kTile * kTile * sizeof(T));
-  args.two_batch_dims ? launch_kernel(lean_tile_transpose_kernel<T, V, kTile, true>, grid, kThreads, smem, stream, in, out, args)
-           : launch_kernel(lean_tile_transpose_kernel<T, V, kTile, false>, grid, kThreads, smem, stream, in, out, args);
+  if (args.two_batch_dims) {
+    launch_kernel(lean_tile_transpose_kernel<T, V, kTile, true>, grid, kThreads, smem, stream, in, out, args);
+  } else {
+    launch_kernel(lean_tile_transpose_kernel<T, V, kTile, false>, grid, kThreads, smem, stream, in, out, args);
+  }
   return true;
 }
 
