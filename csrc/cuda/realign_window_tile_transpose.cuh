@@ -296,10 +296,8 @@ realign_window_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ o
 // The input's byte span [lo, hi): the plan's strides are non-negative, so its first element is
 // the lowest.
 inline void input_byte_span(const LayoutPlan& plan, uintptr_t in_address, uintptr_t& lo, uintptr_t& hi) {
-  int64_t last = 0;
-  for (int d = 0; d < plan.rank; ++d) last += (plan.sizes[d] - 1) * plan.in_strides[d];
   lo = in_address;
-  hi = in_address + static_cast<uintptr_t>((last + 1) * plan.element_bytes);
+  hi = in_address + static_cast<uintptr_t>((plan.max_offset(plan.in_strides) + 1) * plan.element_bytes);
 }
 
 // Whether the plan fits the kernel: unit-stride fast dims on both sides, 32-bit offsets with the

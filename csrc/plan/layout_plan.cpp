@@ -94,6 +94,12 @@ bool LayoutPlan::batch_strides_multiple_of(const int64_t* strides, int64_t v) co
   return true;
 }
 
+int64_t LayoutPlan::max_offset(const int64_t* strides) const {
+  int64_t last = 0;
+  for (int d = 0; d < rank; ++d) last += (sizes[d] - 1) * strides[d];
+  return last;
+}
+
 int choose_vector_elems(const LayoutPlan& plan, uintptr_t in_address, uintptr_t out_address) {
   if (plan.kind == PlanKind::Empty) return 1;
   const int a = plan.in_fast_dim, b = plan.out_fast_dim;

@@ -66,6 +66,11 @@ struct LayoutPlan {
   // item then starts on a v-element boundary. Every vector width check needs this.
   bool batch_strides_multiple_of(const int64_t* strides, int64_t v) const;
 
+  // The largest element offset along `strides` (in_strides or out_strides): the last element's,
+  // since a plan's strides are non-negative. Kernels that prove whole-tensor offsets or spans
+  // with it start from here.
+  int64_t max_offset(const int64_t* strides) const;
+
   // A one-line human description, e.g.
   // "transpose: sizes=[64, 4096, 4096] in_strides=[..] out_strides=[..] in_fast=1 out_fast=2 vec=4 idx=32"
   std::string explain() const;

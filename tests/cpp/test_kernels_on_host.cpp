@@ -586,8 +586,9 @@ TEST(KernelsOnHost, CompactTilesAndNarrowBlocks) {
 
 // Whole square tiles over up to two batch dims: the shapes lean tiles take (unless
 // TORCH_TRANSPOSE_LEAN_TILE=0, as in ctest's fallback run, which sends them to the square tile
-// kernel; the forced run's tile streams do too). Tile sides: 128 for 1- and 2-byte elements, 64 for 4- and 8-byte ones (1-byte plans
-// go to the copy engine's tiles first where it takes them; 16-byte elements have no vectors).
+// kernel; the forced run's tile streams do too). Tile sides: 128 for 1- and 2-byte elements, 64
+// for 4- and 8-byte ones (1-byte plans go to the copy engine's tiles first where it takes them;
+// 16-byte elements have no vectors).
 std::vector<Case> lean_cases(int e) {
   return {
       permute_case({256, 384}, {1, 0}, e),
@@ -616,9 +617,8 @@ TEST(KernelsOnHost, LeanTilePlans) {
     const LayoutPlan plan = plan_of(c, address + c.element_bytes * c.in_offset, address + c.element_bytes * c.out_offset);
     torch_transpose::LeanTileArgs args;
     dim3 grid;
-    const bool taken = c.element_bytes == 4 ? torch_transpose::make_lean_tile_args<64>(plan, args, grid)
-                                            : c.element_bytes == 2 ? torch_transpose::make_lean_tile_args<128>(plan, args, grid)
-                                                                   : torch_transpose::make_lean_tile_args<64>(plan, args, grid);
+    const bool taken = c.element_bytes == 2 ? torch_transpose::make_lean_tile_args<128>(plan, args, grid)
+                                            : torch_transpose::make_lean_tile_args<64>(plan, args, grid);
     EXPECT_EQ(taken, expected) << plan.explain();
   };
   for (int e : {2, 4, 8})

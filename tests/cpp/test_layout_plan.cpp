@@ -124,6 +124,19 @@ TEST(LayoutPlan, IndexWidthSwitchesTo64BitOnlyWhenNeeded) {
   EXPECT_TRUE(plan_layout_copy(permute_problem({(int64_t{1} << 31) + 2, 2}, {1, 0})).needs_64bit_index);
 }
 
+// The last element's offset on each side: a (3, 5, 7) -> (2, 0, 1) permute is 104 on both
+// sides when contiguous; an expanded (stride 0) dim adds nothing to its side.
+TEST(LayoutPlan, MaxOffsetIsTheLastElements) {
+  const LayoutPlan plan = plan_layout_copy(permute_problem({3, 5, 7}, {2, 0, 1}));
+  EXPECT_EQ(plan.max_offset(plan.in_strides), 104);
+  EXPECT_EQ(plan.max_offset(plan.out_strides), 104);
+  LayoutProblem expanded = permute_problem({4, 64, 64}, {0, 2, 1});
+  expanded.in_strides = {0, 1, 64};  // dim 0 expanded
+  const LayoutPlan e = plan_layout_copy(expanded);
+  EXPECT_EQ(e.max_offset(e.in_strides), 63 + 63 * 64);
+  EXPECT_EQ(e.max_offset(e.out_strides), 4 * 64 * 64 - 1);
+}
+
 TEST(LayoutPlan, MalformedProblemsThrow) {
   LayoutProblem p = permute_problem({3, 4}, {1, 0});
   p.element_bytes = 3;
