@@ -368,6 +368,41 @@ def test_lean_tiles_off():
     rerun_with_switches({"TORCH_TRANSPOSE_LEAN_TILE": "0"}, "test_whole_tile_plans and cuda", 20)
 
 
+# 16 lines of 4-byte elements against a dense side (16x4194304 and back in the suite), whole
+# 128-element tiles along the wide dim, none or one batch dim (also between the fast dims): on
+# CUDA the plans lean narrow tiles take (lean_narrow_transpose.cuh), with the variants of
+# test_whole_tile_plans (rows with gaps, a stride-0 batch dim, out= into a guarded view; those
+# with a gapped dense side go elsewhere). test_lean_narrow_off runs them on the narrow block and
+# warp-pair kernels.
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int32], ids=str)
+@pytest.mark.parametrize("shape, dims", [((16, 4096), (1, 0)), ((4096, 16), (1, 0)), ((3, 16, 1536), (0, 2, 1)),
+                                         ((3, 1536, 16), (0, 2, 1)), ((16, 3, 1536), (1, 2, 0))], ids=str)
+def test_sixteen_line_plans(device, dtype, shape, dims):
+    test_whole_tile_plans(device, dtype, shape, dims)
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_lean_narrow_off():
+    rerun_with_switches({"TORCH_TRANSPOSE_LEAN_NARROW": "0"}, "test_sixteen_line_plans and cuda", 10)
+
+
+# Copies of short rows, 2^k whole 16-byte vectors each, over one to three batch dims (BSHD ->
+# BHSD, (1, 0, 2), rows of 256 elements), with the variants of test_whole_tile_plans: on CUDA
+# the plans lean rows take (lean_row_copy.cuh). test_lean_rows_off runs them on row_vector_copy.
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.bfloat16, torch.float32, torch.complex128], ids=str)
+@pytest.mark.parametrize("shape, dims", [((2, 128, 3, 64), (0, 2, 1, 3)), ((64, 128, 64), (1, 0, 2)),
+                                         ((128, 3, 256), (1, 0, 2))], ids=str)
+def test_short_row_plans(device, dtype, shape, dims):
+    test_whole_tile_plans(device, dtype, shape, dims)
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_lean_rows_off():
+    rerun_with_switches({"TORCH_TRANSPOSE_LEAN_ROWS": "0"}, "test_short_row_plans and cuda", 12)
+
+
 def test_misaligned_elements_are_moved_exactly(device):
     # A float32 view whose address is 2 bytes past alignment: the plan splits elements.
     raw = random_bits((2 + 4 * 35 * 23,), torch.uint8, device)

@@ -28,6 +28,8 @@
 #include "direct_transpose.cuh"
 #include "flat_tile_transpose.cuh"
 #include "interleave_transpose.cuh"
+#include "lean_narrow_transpose.cuh"
+#include "lean_row_copy.cuh"
 #include "lean_tile_transpose.cuh"
 #include "narrow_block_transpose.cuh"
 #include "narrow_transpose.cuh"
@@ -164,6 +166,21 @@ void launch_interleave(const NarrowArgs& narrow, bool dense_in, const T* in, T* 
   }
 }
 
+// Lean narrow tiles (lean_narrow_transpose.cuh) for the 16-line plans that fit them; false
+// otherwise.
+inline bool launch_lean_narrow(const LayoutPlan& plan, const NarrowArgs& narrow, bool dense_in, const uint32_t* in,
+                               uint32_t* out, cudaStream_t stream) {
+  LeanNarrowArgs args;
+  dim3 grid;
+  if (!make_lean_narrow_args(plan, narrow, args, grid)) return false;
+  if (dense_in) {
+    launch_kernel(lean_narrow_transpose_kernel<true>, grid, kLeanNarrowThreads, 0, stream, in, out, args);
+  } else {
+    launch_kernel(lean_narrow_transpose_kernel<false>, grid, kLeanNarrowThreads, 0, stream, in, out, args);
+  }
+  return true;
+}
+
 // For a narrow plan (make_narrow_args): the interleave kernel (C up to interleave_max_c against
 // lines of whole vectors), the narrow block kernel (16 four-byte lines) or the narrow kernel; for
 // other plans with a fast dim under 32, the box tile kernel, else the flat tile kernel.
@@ -176,7 +193,8 @@ void launch_narrow_or_flat(const LayoutPlan& plan, const T* in, T* out, cudaStre
     return launch_flat_tile<T>(plan, in, out, stream, sm_count);
   }
   if (wants_interleave(args, sizeof(T), dense_in)) return launch_interleave<T>(args, dense_in, in, out, stream, sm_count);
-  if constexpr (std::is_same_v<T, uint32_t>) {  // the narrow block kernel is 4-byte only
+  if constexpr (std::is_same_v<T, uint32_t>) {  // the narrow block kernels are 4-byte only
+    if (launch_lean_narrow(plan, args, dense_in, in, out, stream)) return;
     if (wants_narrow_block(args, dense_in)) {
       const unsigned int grid = grid_for(args.total_tiles, sm_count);
       dense_in ? launch_kernel(narrow_block_transpose_kernel<true>, grid, kThreads, 0, stream, in, out, args)
@@ -420,6 +438,17 @@ void launch_transpose(const LayoutPlan& plan, const T* in, T* out, cudaStream_t 
   launch_kernel(tile_transpose_kernel<T, V, int32_t>, grid, kThreads, 0, stream, in, out, args);
 }
 
+// Lean rows (lean_row_copy.cuh) for short-row copies of whole 16-byte vectors that fit them;
+// false otherwise.
+template <typename T, int V>
+bool launch_lean_rows(const LayoutPlan& plan, const CopyArgs& copy, const T* in, T* out, cudaStream_t stream) {
+  LeanRowArgs args;
+  dim3 grid;
+  if (!make_lean_row_args(plan, copy, V, args, grid)) return false;
+  launch_kernel(lean_row_copy_kernel<T, V>, grid, kThreads, 0, stream, in, out, args);
+  return true;
+}
+
 template <typename T, int V>
 void launch_copy(const LayoutPlan& plan, const T* in, T* out, cudaStream_t stream, int sm_count) {
   const int b = plan.out_fast_dim;
@@ -431,6 +460,9 @@ void launch_copy(const LayoutPlan& plan, const T* in, T* out, cudaStream_t strea
   args.rows = args.batch.count();
   const int64_t vectors_per_row = ceil_div(args.n, V);
   if (vectors_per_row <= kThreads && args.rows > 1) {
+    if constexpr (V == kFullVector<T> || sizeof(T) == 16) {
+      if (launch_lean_rows<T, V>(plan, args, in, out, stream)) return;
+    }
     VectorRowArgs vector_rows;
     if (!plan.needs_64bit_index &&
         make_vector_row_args(args, V, V == kFullVector<T> || sizeof(T) == 16, vector_rows)) {

@@ -8,9 +8,11 @@
 // -> 0.977-0.979. The other direction lost (4194304x16 0.959-0.962 -> 0.949-0.950), so dense
 // inputs stay with the warp-pair kernel. Loads through ld.global or ld.global.L1::evict_last
 // (Triton's L1 hint, without its L2 policy) instead of the read-only path: no change (0.977
-// all three).
+// all three). Since v29 the lean narrow kernel (lean_narrow_transpose.cuh: this tile at 64 wide,
+// no grid loop) takes the plans of whole tiles and at most one batch dim in both directions;
+// this kernel keeps the dense outputs it refuses.
 //
-// Shared memory holds the 16 lines of 128 elements unpadded; 16-byte chunk c of line i sits at
+// Shared memory holds the 16 lines (of 128 elements here) unpadded; 16-byte chunk c of line i sits at
 // chunk c ^ (2 * ((i / 4) % 4)). A dense-side vector (position w, lines 4a..4a+3) then reads or
 // writes element k at line 4a + k, column w ^ 8a: over a warp (8 positions x 4 line groups)
 // that is 32 distinct banks for every k, while the lines side moves whole chunks.
@@ -32,15 +34,71 @@ inline Override narrow_block_override() {
   return setting;
 }
 
-// Where 16-byte chunk `chunk` of line `line` sits in shared memory, in chunks (the swizzle above).
-__device__ __forceinline__ int narrow_block_chunk(int line, int chunk) { return line * 32 + (chunk ^ (2 * ((line / 4) % 4))); }
+// Where 16-byte chunk `chunk` of line `line` sits in shared memory, in chunks (the swizzle above),
+// for lines of kWide elements (32 or more, so that the swizzle stays inside the line).
+template <int kWide = kNarrowBlockWide>
+__device__ __forceinline__ unsigned narrow_block_chunk(unsigned line, unsigned chunk) {
+  return line * (kWide / 4) + (chunk ^ (2 * ((line / 4) % 4)));
+}
+
+// One tile of 16 lines x kWide four-byte elements, by a block of kBlockThreads, each moving
+// kPer = kWide * 16 / 4 / kBlockThreads 16-byte vectors per side. `src` and `dst` point at the
+// tile's first element on each side; lines lie `stride` elements apart. Ends with the tile
+// stored, not with a barrier: a caller that reuses `tile` syncs first. Shared by this kernel and
+// the lean narrow kernel (lean_narrow_transpose.cuh). Indices are unsigned: signed ones cost a
+// sign fix-up per division by a power of two.
+template <bool kDenseIn, int kWide, int kBlockThreads>
+__device__ __forceinline__ void narrow_block_tile(const uint32_t* __restrict__ src, uint32_t* __restrict__ dst,
+                                                  int32_t stride, uint32_t* tile) {
+  constexpr unsigned kChunksPerLine = kWide / 4, kPer = kWide * kNarrowBlockN / 4 / kBlockThreads;
+  static_assert(kWide >= 32 && kPer >= 1 && kPer * kBlockThreads * 4 == kWide * kNarrowBlockN, "whole chunks per thread");
+  using Chunk = Vec<uint32_t, 4>;
+  Chunk* chunks = reinterpret_cast<Chunk*>(tile);
+  Chunk v[kPer];
+  if (kDenseIn) {
+#pragma unroll
+    for (unsigned u = 0; u < kPer; ++u) v[u] = reinterpret_cast<const Chunk*>(src)[u * kBlockThreads + threadIdx.x];
+#pragma unroll
+    for (unsigned u = 0; u < kPer; ++u) {
+      const unsigned d = u * kBlockThreads + threadIdx.x, w = d / 4, a = d % 4;
+#pragma unroll
+      for (unsigned k = 0; k < 4; ++k) tile[(4 * a + k) * kWide + (w ^ (8 * a))] = v[u].v[k];
+    }
+  } else {
+#pragma unroll
+    for (unsigned u = 0; u < kPer; ++u) {
+      const unsigned q = u * kBlockThreads + threadIdx.x, line = q / kChunksPerLine, c = q % kChunksPerLine;
+      v[u] = *reinterpret_cast<const Chunk*>(src + static_cast<int32_t>(line) * stride + c * 4);
+    }
+#pragma unroll
+    for (unsigned u = 0; u < kPer; ++u) {
+      const unsigned q = u * kBlockThreads + threadIdx.x;
+      chunks[narrow_block_chunk<kWide>(q / kChunksPerLine, q % kChunksPerLine)] = v[u];
+    }
+  }
+  __syncthreads();
+  if (kDenseIn) {
+#pragma unroll
+    for (unsigned u = 0; u < kPer; ++u) {
+      const unsigned q = u * kBlockThreads + threadIdx.x, line = q / kChunksPerLine, c = q % kChunksPerLine;
+      *reinterpret_cast<Chunk*>(dst + static_cast<int32_t>(line) * stride + c * 4) = chunks[narrow_block_chunk<kWide>(line, c)];
+    }
+  } else {
+#pragma unroll
+    for (unsigned u = 0; u < kPer; ++u) {
+      const unsigned d = u * kBlockThreads + threadIdx.x, w = d / 4, a = d % 4;
+      Chunk c;
+#pragma unroll
+      for (unsigned k = 0; k < 4; ++k) c.v[k] = tile[(4 * a + k) * kWide + (w ^ (8 * a))];
+      reinterpret_cast<Chunk*>(dst)[d] = c;
+    }
+  }
+}
 
 template <bool kDenseIn>
 __global__ void __launch_bounds__(kThreads, 8)
 narrow_block_transpose_kernel(const uint32_t* __restrict__ in, uint32_t* __restrict__ out, const NarrowArgs args) {
   __shared__ __align__(16) uint32_t tile[kNarrowBlockN * kNarrowBlockWide];
-  using Chunk = Vec<uint32_t, 4>;
-  Chunk* chunks = reinterpret_cast<Chunk*>(tile);
   const int32_t stride = static_cast<int32_t>(args.line_stride);
   for (uint32_t t = blockIdx.x; t < args.total_tiles; t += gridDim.x) {
     uint32_t item, wt;
@@ -50,45 +108,7 @@ narrow_block_transpose_kernel(const uint32_t* __restrict__ in, uint32_t* __restr
     const int32_t w0 = static_cast<int32_t>(wt) * kNarrowBlockWide;
     const uint32_t* src = in + in_off + (kDenseIn ? w0 * kNarrowBlockN : w0);
     uint32_t* dst = out + out_off + (kDenseIn ? w0 : w0 * kNarrowBlockN);
-    Chunk v[2];
-    if (kDenseIn) {
-#pragma unroll
-      for (int u = 0; u < 2; ++u) v[u] = reinterpret_cast<const Chunk*>(src)[u * kThreads + threadIdx.x];
-#pragma unroll
-      for (int u = 0; u < 2; ++u) {
-        const int d = u * kThreads + threadIdx.x, w = d / 4, a = d % 4;
-#pragma unroll
-        for (int k = 0; k < 4; ++k) tile[(4 * a + k) * kNarrowBlockWide + (w ^ (8 * a))] = v[u].v[k];
-      }
-    } else {
-#pragma unroll
-      for (int u = 0; u < 2; ++u) {
-        const int q = u * kThreads + threadIdx.x, line = q / 32, c = q % 32;
-        v[u] = *reinterpret_cast<const Chunk*>(src + line * stride + c * 4);
-      }
-#pragma unroll
-      for (int u = 0; u < 2; ++u) {
-        const int q = u * kThreads + threadIdx.x;
-        chunks[narrow_block_chunk(q / 32, q % 32)] = v[u];
-      }
-    }
-    __syncthreads();
-    if (kDenseIn) {
-#pragma unroll
-      for (int u = 0; u < 2; ++u) {
-        const int q = u * kThreads + threadIdx.x, line = q / 32, c = q % 32;
-        *reinterpret_cast<Chunk*>(dst + line * stride + c * 4) = chunks[narrow_block_chunk(line, c)];
-      }
-    } else {
-#pragma unroll
-      for (int u = 0; u < 2; ++u) {
-        const int d = u * kThreads + threadIdx.x, w = d / 4, a = d % 4;
-        Chunk c;
-#pragma unroll
-        for (int k = 0; k < 4; ++k) c.v[k] = tile[(4 * a + k) * kNarrowBlockWide + (w ^ (8 * a))];
-        reinterpret_cast<Chunk*>(dst)[d] = c;
-      }
-    }
+    narrow_block_tile<kDenseIn, kNarrowBlockWide, kThreads>(src, dst, stride, tile);
     __syncthreads();  // the next tile reuses the buffer
   }
 }

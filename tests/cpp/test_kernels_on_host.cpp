@@ -627,6 +627,98 @@ TEST(KernelsOnHost, LeanTilePlans) {
   takes(permute_case({256, 288}, {1, 0}, 4), false);                   // edge tiles along one side
 }
 
+// 16 four-byte lines against a dense side, whole tiles along the wide dim, at most one batch dim:
+// the plans lean narrow tiles take (unless TORCH_TRANSPOSE_LEAN_NARROW=0: ctest's fallback and
+// forced runs send them to the warp-pair and narrow block kernels).
+std::vector<Case> lean_narrow_cases() {
+  return {
+      permute_case({16, 4096}, {1, 0}, 4),                        // lines in, dense out
+      permute_case({4096, 16}, {1, 0}, 4),                        // dense in, lines out
+      permute_case({3, 16, 1536}, {0, 2, 1}, 4),                  // one batch dim
+      permute_case({3, 1536, 16}, {0, 2, 1}, 4),
+      permute_case({16, 3, 1536}, {1, 2, 0}, 4),                  // the batch dim between the fast ones
+      permute_case({3, 16, 1536}, {0, 2, 1}, 4, {0, 1536, 1}),    // an expanded batch dim (stride 0)
+      permute_case({16, 2560}, {1, 0}, 4, {2576, 1}),             // lines with a gap
+      into_view(permute_case({2560, 16}, {1, 0}, 4), {2688, 1}, 64, "buf[:, 64:2624]"),
+  };
+}
+
+TEST(KernelsOnHost, LeanNarrowTiles) {
+  for (const Case& c : lean_narrow_cases()) check_case(c);
+}
+
+// Which plans lean narrow tiles take: the cases above; not two batch dims, a wide dim of partial
+// tiles, N other than 16 or elements other than 4 bytes.
+TEST(KernelsOnHost, LeanNarrowPlans) {
+  if (torch_transpose::lean_narrow_override() == torch_transpose::Override::Never) GTEST_SKIP() << "TORCH_TRANSPOSE_LEAN_NARROW=0";
+  auto takes = [](const Case& c, bool expected) {
+    SCOPED_TRACE(c.name);
+    const uintptr_t in_address = 4096 + c.element_bytes * c.in_offset, out_address = 4096 + c.element_bytes * c.out_offset;
+    const LayoutPlan plan = plan_of(c, in_address, out_address);
+    torch_transpose::NarrowArgs narrow;
+    bool dense_in = false;
+    torch_transpose::LeanNarrowArgs args;
+    dim3 grid;
+    const bool taken = c.element_bytes == 4 &&
+                       torch_transpose::make_narrow_args(plan, in_address, out_address, narrow, dense_in) &&
+                       torch_transpose::make_lean_narrow_args(plan, narrow, args, grid);
+    EXPECT_EQ(taken, expected) << plan.explain();
+  };
+  for (const Case& c : lean_narrow_cases()) takes(c, true);
+  takes(permute_case({2, 3, 16, 1536}, {1, 0, 3, 2}, 4), false);  // two batch dims (swapped: no merging)
+  takes(permute_case({16, 4112}, {1, 0}, 4), false);              // a partial tile along the wide dim
+  takes(permute_case({15, 4096}, {1, 0}, 4), false);              // N = 15
+  takes(permute_case({16, 4096}, {1, 0}, 2), false);              // 2-byte elements
+}
+
+// Short-row copies of 2^k whole 16-byte vectors per row over one to three batch dims, the
+// innermost a multiple of a block's rows: the plans lean rows take (unless
+// TORCH_TRANSPOSE_LEAN_ROWS=0, as in ctest's fallback and forced runs, which send them to
+// row_vector_copy and row_group_copy). Rows of 64 elements: 4 to 64 vectors, 64 to 4 rows a block.
+std::vector<Case> lean_row_cases(int e) {
+  return {
+      permute_case({2, 128, 3, 64}, {0, 2, 1, 3}, e),                        // BSHD -> BHSD: three batch dims
+      permute_case({256, 128, 64}, {1, 0, 2}, e),                            // two
+      permute_case({1024, 64}, {0, 1}, e, {80, 1}),                          // one: input rows with gaps
+      permute_case({2, 128, 3, 64}, {0, 2, 1, 3}, e, {0, 192, 64, 1}),       // an expanded batch dim (stride 0)
+      into_view(permute_case({256, 3, 64}, {1, 0, 2}, e), {256 * 80, 80, 1}, 16, "buf[..., 16:80]"),  // out= rows with gaps
+  };
+}
+
+TEST(KernelsOnHost, LeanRows) {
+  for (int e : kWidths)
+    for (const Case& c : lean_row_cases(e)) check_case(c);
+}
+
+// Which copy plans lean rows take: the cases above; not rows of a vector count other than 2^k,
+// an innermost batch dim of partial blocks, four batch dims, or partial vectors.
+TEST(KernelsOnHost, LeanRowPlans) {
+  if (torch_transpose::lean_rows_override() == torch_transpose::Override::Never) GTEST_SKIP() << "TORCH_TRANSPOSE_LEAN_ROWS=0";
+  auto takes = [](const Case& c, bool expected) {
+    SCOPED_TRACE(c.name);
+    const uintptr_t in_address = 4096 + c.element_bytes * c.in_offset, out_address = 4096 + c.element_bytes * c.out_offset;
+    const LayoutPlan plan = plan_of(c, in_address, out_address);
+    ASSERT_EQ(plan.kind, torch_transpose::PlanKind::Copy) << plan.explain();
+    torch_transpose::CopyArgs copy;
+    const int b = plan.out_fast_dim;
+    copy.n = plan.sizes[b];
+    copy.in_sb = plan.in_strides[b];
+    copy.out_sb = plan.out_strides[b];
+    copy.batch = torch_transpose::DeviceBatchIndexer::from_plan(plan);
+    const int full = c.element_bytes >= 16 ? 1 : 16 / c.element_bytes;
+    torch_transpose::LeanRowArgs args;
+    dim3 grid;
+    const bool taken = plan.vector_elems == full && torch_transpose::make_lean_row_args(plan, copy, full, args, grid);
+    EXPECT_EQ(taken, expected) << plan.explain();
+  };
+  for (int e : kWidths)
+    for (const Case& c : lean_row_cases(e)) takes(c, true);
+  takes(permute_case({2, 128, 3, 48}, {0, 2, 1, 3}, 4), false);              // 12 vectors a row
+  takes(permute_case({2, 100, 3, 64}, {0, 2, 1, 3}, 4), false);              // 100 rows: not whole blocks of 16
+  takes(permute_case({2, 2, 64, 3, 64}, {1, 0, 3, 2, 4}, 4), false);         // four batch dims
+  takes(permute_case({1024, 64}, {0, 1}, 4, {66, 1}), false);                // rows 8 bytes off 16-byte alignment
+}
+
 // Warp pairs share narrow tiles from N = 7 (narrow_transpose.cuh says why), unless the switch
 // forces one way.
 TEST(KernelsOnHost, NarrowPairsRule) {
