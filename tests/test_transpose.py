@@ -369,7 +369,7 @@ def test_lean_tiles_off():
 
 
 # 16 lines of 4-byte elements against a dense side (16x4194304 and back in the suite), whole
-# 128-element tiles along the wide dim, none or one batch dim (also between the fast dims): on
+# 64-element tiles along the wide dim, none or one batch dim (also between the fast dims): on
 # CUDA the plans lean narrow tiles take (lean_narrow_transpose.cuh), with the variants of
 # test_whole_tile_plans (rows with gaps, a stride-0 batch dim, out= into a guarded view; those
 # with a gapped dense side go elsewhere). test_lean_narrow_off runs them on the narrow block and
