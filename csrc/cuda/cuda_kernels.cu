@@ -225,11 +225,14 @@ void with_window_shift(bool shifted, Launch&& launch) {
 }
 
 // Calls launch(shifted, byte quads) as std::integral_constant<bool, ..> pairs: the realign window
-// kernel's three instantiations, shifted windows, unshifted ones, and unshifted ones stored as
-// byte quads (which the caller asks for only for unshifted 1-byte tiles).
-template <typename Launch>
+// kernel's instantiations for elements of type T, shifted windows, unshifted ones, and for 1-byte
+// T unshifted ones stored as byte quads (which the caller asks for only for unshifted tiles; for
+// wider T that pair is never spelled, so no kernel exists for it).
+template <typename T, typename Launch>
 void with_realign_store(bool shifted, bool byte_quads, Launch&& launch) {
-  if (byte_quads) return launch(std::false_type{}, std::true_type{});
+  if constexpr (sizeof(T) == 1) {  // byte quads exist for 1-byte tiles only
+    if (byte_quads) return launch(std::false_type{}, std::true_type{});
+  }
   with_window_shift(shifted, [&](auto kShifted) { launch(kShifted, std::false_type{}); });
 }
 
@@ -270,11 +273,9 @@ bool launch_realign_window_tile(const LayoutPlan& plan, const T* in, T* out, cud
   input_byte_span(plan, reinterpret_cast<uintptr_t>(in), args.in_lo, args.in_hi);
   const unsigned int grid = grid_for(args.order.total, sm_count);
   const bool byte_quads = sizeof(T) == 1 && !shifted && decide(realign_byte_quads_override(), true);
-  with_realign_store(shifted, byte_quads, [&](auto kShifted, auto kByteQuads) {
-    if constexpr (!kByteQuads.value || sizeof(T) == 1) {  // byte quads exist for 1-byte tiles only
-      launch_kernel(realign_window_tile_transpose_kernel<T, kShifted.value, int32_t, kByteQuads.value>, grid, kThreads, 0,
-                    stream, in, out, args);
-    }
+  with_realign_store<T>(shifted, byte_quads, [&](auto kShifted, auto kByteQuads) {
+    launch_kernel(realign_window_tile_transpose_kernel<T, kShifted.value, int32_t, kByteQuads.value>, grid, kThreads, 0,
+                  stream, in, out, args);
   });
   return true;
 }
