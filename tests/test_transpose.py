@@ -345,7 +345,7 @@ def test_output_rows_far_apart(device, dtype, shape):
 # or two batch dims, the batch dim between the fast ones ((2, 1, 0)), an expanded batch dim,
 # input rows and items with gaps, and out= views: on CUDA the plans lean tiles take
 # (lean_tile_transpose.cuh; 1-byte ones the copy engine's tiles refuse, the two-batch-dim cases).
-# test_lean_tiles_off runs them on the square tile kernel.
+# test_lean_kernels_off runs them on the square tile kernel.
 @pytest.mark.parametrize("dtype", [torch.uint8, torch.bfloat16, torch.float32, torch.float64], ids=str)
 @pytest.mark.parametrize("shape, dims", [((256, 384), (1, 0)), ((3, 256, 128), (0, 2, 1)), ((128, 3, 256), (2, 1, 0)),
                                          ((2, 3, 128, 256), (3, 1, 0, 2)), ((2, 3, 256, 128), (1, 0, 3, 2))], ids=str)
@@ -362,17 +362,11 @@ def test_whole_tile_plans(device, dtype, shape, dims):
     check_permute_into_view(x, dims, guard, guard[..., 16:16 + result[-1]])
 
 
-@pytest.mark.cuda
-@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
-def test_lean_tiles_off():
-    rerun_with_switches({"TORCH_TRANSPOSE_LEAN_TILE": "0"}, "test_whole_tile_plans and cuda", 20)
-
-
 # 16 lines of 4-byte elements against a dense side (16x4194304 and back in the suite), whole
 # 64-element tiles along the wide dim, none or one batch dim (also between the fast dims): on
 # CUDA the plans lean narrow tiles take (lean_narrow_transpose.cuh), with the variants of
 # test_whole_tile_plans (rows with gaps, a stride-0 batch dim, out= into a guarded view; those
-# with a gapped dense side go elsewhere). test_lean_narrow_off runs them on the narrow block and
+# with a gapped dense side go elsewhere). test_lean_kernels_off runs them on the narrow block and
 # warp-pair kernels.
 @pytest.mark.parametrize("dtype", [torch.float32, torch.int32], ids=str)
 @pytest.mark.parametrize("shape, dims", [((16, 4096), (1, 0)), ((4096, 16), (1, 0)), ((3, 16, 1536), (0, 2, 1)),
@@ -381,15 +375,9 @@ def test_sixteen_line_plans(device, dtype, shape, dims):
     test_whole_tile_plans(device, dtype, shape, dims)
 
 
-@pytest.mark.cuda
-@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
-def test_lean_narrow_off():
-    rerun_with_switches({"TORCH_TRANSPOSE_LEAN_NARROW": "0"}, "test_sixteen_line_plans and cuda", 10)
-
-
 # Copies of short rows, 2^k whole 16-byte vectors each, over one to three batch dims (BSHD ->
 # BHSD, (1, 0, 2), rows of 256 elements), with the variants of test_whole_tile_plans: on CUDA
-# the plans lean rows take (lean_row_copy.cuh). test_lean_rows_off runs them on row_vector_copy.
+# the plans lean rows take (lean_row_copy.cuh). test_lean_kernels_off runs them on row_vector_copy.
 @pytest.mark.parametrize("dtype", [torch.uint8, torch.bfloat16, torch.float32, torch.complex128], ids=str)
 @pytest.mark.parametrize("shape, dims", [((2, 128, 3, 64), (0, 2, 1, 3)), ((64, 128, 64), (1, 0, 2)),
                                          ((128, 3, 256), (1, 0, 2))], ids=str)
@@ -397,10 +385,16 @@ def test_short_row_plans(device, dtype, shape, dims):
     test_whole_tile_plans(device, dtype, shape, dims)
 
 
+# The lean kernels' plans again with each lean kernel switched off: on the square tile, narrow
+# block and warp-pair, and vector row kernels.
 @pytest.mark.cuda
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
-def test_lean_rows_off():
-    rerun_with_switches({"TORCH_TRANSPOSE_LEAN_ROWS": "0"}, "test_short_row_plans and cuda", 12)
+@pytest.mark.parametrize("switch, cases, passed", [("TORCH_TRANSPOSE_LEAN_TILE", "test_whole_tile_plans", 20),
+                                                   ("TORCH_TRANSPOSE_LEAN_NARROW", "test_sixteen_line_plans", 10),
+                                                   ("TORCH_TRANSPOSE_LEAN_ROWS", "test_short_row_plans", 12)],
+                         ids=["tiles", "narrow", "rows"])  # ids that no rerun's -k selects (it would rerun itself)
+def test_lean_kernels_off(switch, cases, passed):
+    rerun_with_switches({switch: "0"}, f"{cases} and cuda", passed)
 
 
 def test_misaligned_elements_are_moved_exactly(device):

@@ -166,6 +166,17 @@ void launch_interleave(const NarrowArgs& narrow, bool dense_in, const T* in, T* 
   }
 }
 
+// Calls launch(std::integral_constant<bool, value>{}): a kernel's two instantiations over a
+// run-time flag (windows shifted to each output row's sector grid, a dense input, two batch dims).
+template <typename Launch>
+void with_bool(bool value, Launch&& launch) {
+  if (value) {
+    launch(std::true_type{});
+  } else {
+    launch(std::false_type{});
+  }
+}
+
 // Lean narrow tiles (lean_narrow_transpose.cuh) for the 16-line plans that fit them; false
 // otherwise.
 inline bool launch_lean_narrow(const LayoutPlan& plan, const NarrowArgs& narrow, bool dense_in, const uint32_t* in,
@@ -173,11 +184,9 @@ inline bool launch_lean_narrow(const LayoutPlan& plan, const NarrowArgs& narrow,
   LeanNarrowArgs args;
   dim3 grid;
   if (!make_lean_narrow_args(plan, narrow, args, grid)) return false;
-  if (dense_in) {
-    launch_kernel(lean_narrow_transpose_kernel<true>, grid, kLeanNarrowThreads, 0, stream, in, out, args);
-  } else {
-    launch_kernel(lean_narrow_transpose_kernel<false>, grid, kLeanNarrowThreads, 0, stream, in, out, args);
-  }
+  with_bool(dense_in, [&](auto kDenseIn) {
+    launch_kernel(lean_narrow_transpose_kernel<kDenseIn.value>, grid, kLeanNarrowThreads, 0, stream, in, out, args);
+  });
   return true;
 }
 
@@ -213,17 +222,6 @@ void launch_narrow_or_flat(const LayoutPlan& plan, const T* in, T* out, cudaStre
   }
 }
 
-// Calls launch(std::integral_constant<bool, shifted>{}): the window kernels' two instantiations,
-// with and without windows shifted back to each output row's sector grid.
-template <typename Launch>
-void with_window_shift(bool shifted, Launch&& launch) {
-  if (shifted) {
-    launch(std::true_type{});
-  } else {
-    launch(std::false_type{});
-  }
-}
-
 // Calls launch(shifted, byte quads) as std::integral_constant<bool, ..> pairs: the realign window
 // kernel's instantiations for elements of type T, shifted windows, unshifted ones, and for 1-byte
 // T unshifted ones stored as byte quads (which the caller asks for only for unshifted tiles; for
@@ -233,7 +231,7 @@ void with_realign_store(bool shifted, bool byte_quads, Launch&& launch) {
   if constexpr (sizeof(T) == 1) {  // byte quads exist for 1-byte tiles only
     if (byte_quads) return launch(std::false_type{}, std::true_type{});
   }
-  with_window_shift(shifted, [&](auto kShifted) { launch(kShifted, std::false_type{}); });
+  with_bool(shifted, [&](auto kShifted) { launch(kShifted, std::false_type{}); });
 }
 
 // The window tile kernel for 4- and 8-byte elements whose plan allows no vectors (V == 1) but
@@ -251,7 +249,7 @@ bool launch_window_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_
     // Shifted windows start up to kShift - 1 elements before their tile: one more tile may be needed.
     const SquareTileArgs args = SquareTileArgs::make(plan, Shape::kTile, shifted ? Shape::kShift - 1 : 0);
     const unsigned int grid = grid_for(args.order.total, sm_count);
-    with_window_shift(shifted, [&](auto kShifted) {
+    with_bool(shifted, [&](auto kShifted) {
       launch_kernel(window_tile_transpose_kernel<T, kShifted.value, int32_t>, grid, kThreads, 0, stream, in, out, args);
     });
     return true;
@@ -371,11 +369,9 @@ bool launch_lean_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_t 
   if (tile_stream_shift(square_tile_count(plan, kTile), sizeof(T)) != 0 || !make_lean_tile_args<kTile>(plan, args, grid))
     return false;
   const size_t smem = lean_tile_smem_bytes(kTile * kTile * sizeof(T));
-  if (args.two_batch_dims) {
-    launch_kernel(lean_tile_transpose_kernel<T, V, kTile, true>, grid, kThreads, smem, stream, in, out, args);
-  } else {
-    launch_kernel(lean_tile_transpose_kernel<T, V, kTile, false>, grid, kThreads, smem, stream, in, out, args);
-  }
+  with_bool(args.two_batch_dims, [&](auto kTwoBatchDims) {
+    launch_kernel(lean_tile_transpose_kernel<T, V, kTile, kTwoBatchDims.value>, grid, kThreads, smem, stream, in, out, args);
+  });
   return true;
 }
 
@@ -461,12 +457,12 @@ void launch_copy(const LayoutPlan& plan, const T* in, T* out, cudaStream_t strea
   args.rows = args.batch.count();
   const int64_t vectors_per_row = ceil_div(args.n, V);
   if (vectors_per_row <= kThreads && args.rows > 1) {
-    if constexpr (V == kFullVector<T> || sizeof(T) == 16) {
+    constexpr bool kFullVectors = V == kFullVector<T> || sizeof(T) == 16;  // 16 bytes a vector
+    if constexpr (kFullVectors) {
       if (launch_lean_rows<T, V>(plan, args, in, out, stream)) return;
     }
     VectorRowArgs vector_rows;
-    if (!plan.needs_64bit_index &&
-        make_vector_row_args(args, V, V == kFullVector<T> || sizeof(T) == 16, vector_rows)) {
+    if (!plan.needs_64bit_index && make_vector_row_args(args, V, kFullVectors, vector_rows)) {
       launch_kernel(row_vector_copy_kernel<T, V>, static_cast<unsigned int>(ceil_div(vector_rows.total_vectors, kThreads)),
                     kThreads, 0, stream, in, out, vector_rows);
       return;

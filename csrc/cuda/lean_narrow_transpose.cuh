@@ -16,8 +16,6 @@
 // 256 threads of one vector each (0.952-0.960).
 #pragma once
 
-#include <algorithm>
-
 #include "../env_switch.h"
 #include "cuda_common.cuh"
 #include "narrow_block_transpose.cuh"
@@ -56,7 +54,7 @@ inline bool make_lean_narrow_args(const LayoutPlan& plan, const NarrowArgs& narr
   if (!decide(lean_narrow_override(), true) || narrow.n != kNarrowBlockN || narrow.wide % kLeanNarrowWide != 0) return false;
   const BatchIndexer& batch = narrow.batch.plain;
   if (batch.rank > 1 || batch.count() > 65535) return false;
-  if (std::max(plan.max_offset(plan.in_strides), plan.max_offset(plan.out_strides)) > 0x7fffffff) return false;
+  if (!plan.offsets_fit_32()) return false;
   args.line_stride = static_cast<int32_t>(narrow.line_stride);
   if (batch.rank == 1) {
     args.in_item = static_cast<int32_t>(batch.in_strides[0]);

@@ -10,8 +10,6 @@
 // treatment of the square tiles (lean_tile_transpose.cuh) gained 0.004-0.02.
 #pragma once
 
-#include <algorithm>
-
 #include "../env_switch.h"
 #include "cuda_common.cuh"
 #include "row_copy.cuh"
@@ -61,7 +59,7 @@ inline bool make_lean_row_args(const LayoutPlan& plan, const CopyArgs& copy, int
   if (inner % rows_per_block != 0 || inner / rows_per_block > 0x7fffffff) return false;
   const int64_t y = batch.rank >= 2 ? batch.sizes[batch.rank - 2] : 1, z = batch.rank == 3 ? batch.sizes[0] : 1;
   if (y > 65535 || z > 65535) return false;
-  if (std::max(plan.max_offset(plan.in_strides), plan.max_offset(plan.out_strides)) > 0x7fffffff) return false;
+  if (!plan.offsets_fit_32()) return false;
   args.lanes_log2 = lanes_log2;
   args.in_s0 = static_cast<int32_t>(batch.in_strides[batch.rank - 1]);
   args.out_s0 = static_cast<int32_t>(batch.out_strides[batch.rank - 1]);

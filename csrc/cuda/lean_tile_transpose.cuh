@@ -24,8 +24,6 @@
 
 #pragma once
 
-#include <algorithm>
-
 #include "../env_switch.h"
 #include "cuda_common.cuh"
 #include "tile_transpose.cuh"
@@ -80,7 +78,7 @@ bool make_lean_tile_args(const LayoutPlan& plan, LeanTileArgs& args, dim3& grid)
   if (f.size_a % kTile != 0 || f.size_b % kTile != 0) return false;
   const BatchIndexer batch = BatchIndexer::from_plan(plan);
   if (batch.rank > 2) return false;
-  if (std::max(plan.max_offset(plan.in_strides), plan.max_offset(plan.out_strides)) > 0x7fffffff) return false;
+  if (!plan.offsets_fit_32()) return false;
   const int64_t tiles_a = f.size_a / kTile, tiles_b = f.size_b / kTile, items = batch.count();
   if (tiles_a > 65535 || items > 65535 || tiles_b > 0x7fffffff) return false;
   args.in_sb = static_cast<int32_t>(f.in_sb);

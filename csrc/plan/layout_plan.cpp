@@ -100,6 +100,10 @@ int64_t LayoutPlan::max_offset(const int64_t* strides) const {
   return last;
 }
 
+bool LayoutPlan::offsets_fit_32() const {
+  return std::max(max_offset(in_strides), max_offset(out_strides)) <= std::numeric_limits<int32_t>::max();
+}
+
 int choose_vector_elems(const LayoutPlan& plan, uintptr_t in_address, uintptr_t out_address) {
   if (plan.kind == PlanKind::Empty) return 1;
   const int a = plan.in_fast_dim, b = plan.out_fast_dim;

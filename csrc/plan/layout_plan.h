@@ -71,6 +71,10 @@ struct LayoutPlan {
   // with it start from here.
   int64_t max_offset(const int64_t* strides) const;
 
+  // Whether every element offset of both tensors fits a signed 32-bit index: the kernels that
+  // locate whole tiles or rows from the grid (the lean kernels) compute their offsets in 32 bits.
+  bool offsets_fit_32() const;
+
   // A one-line human description, e.g.
   // "transpose: sizes=[64, 4096, 4096] in_strides=[..] out_strides=[..] in_fast=1 out_fast=2 vec=4 idx=32"
   std::string explain() const;

@@ -97,6 +97,18 @@ LayoutPlan plan_of(const Case& c, uintptr_t in_address, uintptr_t out_address) {
   return torch_transpose::plan_layout_copy(problem);
 }
 
+// A case placed as the plan tests place it (tensors from address 4096 plus the case's offsets),
+// and its plan: what each kernel's plan-choice test asks about.
+struct PlacedCase {
+  uintptr_t in_address, out_address;
+  LayoutPlan plan;
+};
+
+PlacedCase place(const Case& c) {
+  const uintptr_t in_address = 4096 + c.element_bytes * c.in_offset, out_address = 4096 + c.element_bytes * c.out_offset;
+  return {in_address, out_address, plan_of(c, in_address, out_address)};
+}
+
 // Runs the CUDA launcher on the CPU and checks every output element and every guard byte.
 void check_case(const Case& c, int sm_count = 1) {
   SCOPED_TRACE(c.name);
@@ -613,8 +625,7 @@ TEST(KernelsOnHost, LeanTilePlans) {
   if (torch_transpose::lean_tile_override() == torch_transpose::Override::Never) GTEST_SKIP() << "TORCH_TRANSPOSE_LEAN_TILE=0";
   auto takes = [](const Case& c, bool expected) {
     SCOPED_TRACE(c.name);
-    const uintptr_t address = 4096;
-    const LayoutPlan plan = plan_of(c, address + c.element_bytes * c.in_offset, address + c.element_bytes * c.out_offset);
+    const LayoutPlan plan = place(c).plan;
     torch_transpose::LeanTileArgs args;
     dim3 grid;
     const bool taken = c.element_bytes == 2 ? torch_transpose::make_lean_tile_args<128>(plan, args, grid)
@@ -653,16 +664,15 @@ TEST(KernelsOnHost, LeanNarrowPlans) {
   if (torch_transpose::lean_narrow_override() == torch_transpose::Override::Never) GTEST_SKIP() << "TORCH_TRANSPOSE_LEAN_NARROW=0";
   auto takes = [](const Case& c, bool expected) {
     SCOPED_TRACE(c.name);
-    const uintptr_t in_address = 4096 + c.element_bytes * c.in_offset, out_address = 4096 + c.element_bytes * c.out_offset;
-    const LayoutPlan plan = plan_of(c, in_address, out_address);
+    const PlacedCase placed = place(c);
     torch_transpose::NarrowArgs narrow;
     bool dense_in = false;
     torch_transpose::LeanNarrowArgs args;
     dim3 grid;
     const bool taken = c.element_bytes == 4 &&
-                       torch_transpose::make_narrow_args(plan, in_address, out_address, narrow, dense_in) &&
-                       torch_transpose::make_lean_narrow_args(plan, narrow, args, grid);
-    EXPECT_EQ(taken, expected) << plan.explain();
+                       torch_transpose::make_narrow_args(placed.plan, placed.in_address, placed.out_address, narrow, dense_in) &&
+                       torch_transpose::make_lean_narrow_args(placed.plan, narrow, args, grid);
+    EXPECT_EQ(taken, expected) << placed.plan.explain();
   };
   for (const Case& c : lean_narrow_cases()) takes(c, true);
   takes(permute_case({2, 3, 16, 1536}, {1, 0, 3, 2}, 4), false);  // two batch dims (swapped: no merging)
@@ -696,8 +706,7 @@ TEST(KernelsOnHost, LeanRowPlans) {
   if (torch_transpose::lean_rows_override() == torch_transpose::Override::Never) GTEST_SKIP() << "TORCH_TRANSPOSE_LEAN_ROWS=0";
   auto takes = [](const Case& c, bool expected) {
     SCOPED_TRACE(c.name);
-    const uintptr_t in_address = 4096 + c.element_bytes * c.in_offset, out_address = 4096 + c.element_bytes * c.out_offset;
-    const LayoutPlan plan = plan_of(c, in_address, out_address);
+    const LayoutPlan plan = place(c).plan;
     ASSERT_EQ(plan.kind, torch_transpose::PlanKind::Copy) << plan.explain();
     torch_transpose::CopyArgs copy;
     const int b = plan.out_fast_dim;

@@ -137,6 +137,15 @@ TEST(LayoutPlan, MaxOffsetIsTheLastElements) {
   EXPECT_EQ(e.max_offset(e.out_strides), 4 * 64 * 64 - 1);
 }
 
+TEST(LayoutPlan, OffsetsFit32UpToTheLargestInt32) {
+  EXPECT_TRUE(plan_layout_copy(permute_problem({3, 5, 7}, {2, 0, 1})).offsets_fit_32());
+  for (const int64_t row : {int64_t{1} << 30, (int64_t{1} << 31) - 2, (int64_t{1} << 31) - 1}) {
+    LayoutProblem far = permute_problem({2, 2}, {1, 0});
+    far.in_strides = {row, 1};  // the last input element sits at row + 1
+    EXPECT_EQ(plan_layout_copy(far).offsets_fit_32(), row + 1 <= 0x7fffffff) << "row stride " << row;
+  }
+}
+
 TEST(LayoutPlan, MalformedProblemsThrow) {
   LayoutProblem p = permute_problem({3, 4}, {1, 0});
   p.element_bytes = 3;
