@@ -385,14 +385,33 @@ def test_short_row_plans(device, dtype, shape, dims):
     test_whole_tile_plans(device, dtype, shape, dims)
 
 
+# Odd shapes (4- and 8-byte rows off the 16-byte grid, output rows off the 32-byte sector grid)
+# with edge tiles on both dims, over none, one or two batch dims (a batch dim between the fast
+# ones in the (2, 1, 0) case), `x[1:, 1:]` of each, and out= into a guarded view whose rows are
+# off the grid too: on CUDA the plans lean window tiles take (lean_window_tile_transpose.cuh).
+# test_lean_kernels_off runs them on the window tile kernel.
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=str)
+@pytest.mark.parametrize("shape, dims", [((130, 257), (1, 0)), ((3, 70, 99), (0, 2, 1)), ((99, 3, 70), (2, 1, 0)),
+                                         ((2, 3, 70, 99), (1, 0, 3, 2))], ids=str)
+def test_window_tile_plans(device, dtype, shape, dims):
+    x = random_bits(shape, dtype, device)
+    assert_bits_equal(tt.permute(x, dims), x.permute(dims).contiguous())
+    inner = random_bits(shape[:-2] + (shape[-2] + 1, shape[-1] + 1), dtype, device)[..., 1:, 1:]
+    assert_bits_equal(tt.permute(inner, dims), inner.permute(dims).contiguous())
+    result = x.permute(dims).shape
+    guard = poisoned(result[:-1] + (result[-1] + 7,), dtype, device)
+    check_permute_into_view(x, dims, guard, guard[..., 3:3 + result[-1]])
+
+
 # The lean kernels' plans again with each lean kernel switched off: on the square tile, narrow
-# block and warp-pair, and vector row kernels.
+# block and warp-pair, vector row and window tile kernels.
 @pytest.mark.cuda
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 @pytest.mark.parametrize("switch, cases, passed", [("TORCH_TRANSPOSE_LEAN_TILE", "test_whole_tile_plans", 20),
                                                    ("TORCH_TRANSPOSE_LEAN_NARROW", "test_sixteen_line_plans", 10),
-                                                   ("TORCH_TRANSPOSE_LEAN_ROWS", "test_short_row_plans", 12)],
-                         ids=["tiles", "narrow", "rows"])  # ids that no rerun's -k selects (it would rerun itself)
+                                                   ("TORCH_TRANSPOSE_LEAN_ROWS", "test_short_row_plans", 12),
+                                                   ("TORCH_TRANSPOSE_LEAN_WINDOW", "test_window_tile_plans", 8)],
+                         ids=["tiles", "narrow", "rows", "windows"])  # ids that no rerun's -k selects (it would rerun itself)
 def test_lean_kernels_off(switch, cases, passed):
     rerun_with_switches({switch: "0"}, f"{cases} and cuda", passed)
 

@@ -11,7 +11,8 @@
 //                    newer: the copy engine moves the tiles) or tile_transpose
 //                    (window_tile_transpose when rows cannot take 16-byte vectors on both
 //                    sides but the output's fast dim has unit stride, for 4- and 8-byte
-//                    elements; realign_window_tile_transpose for 1- and 2-byte ones where a
+//                    elements, lean_window_tile_transpose where those plans allow 32-bit
+//                    offsets and at most two batch dims; realign_window_tile_transpose for 1- and 2-byte ones where a
 //                    switch asks for it; tiles of half the side when a problem has fewer tiles
 //                    than SMs)
 // Kernels are templated on element width, vector width V (from the plan's alignment analysis)
@@ -31,6 +32,7 @@
 #include "lean_narrow_transpose.cuh"
 #include "lean_row_copy.cuh"
 #include "lean_tile_transpose.cuh"
+#include "lean_window_tile_transpose.cuh"
 #include "narrow_block_transpose.cuh"
 #include "narrow_transpose.cuh"
 #include "realign_window_tile_transpose.cuh"
@@ -247,7 +249,19 @@ bool launch_window_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_
       return false;
     const bool shifted = !window_rows_on_sector_grid(plan, reinterpret_cast<uintptr_t>(out), Shape::kShift);
     // Shifted windows start up to kShift - 1 elements before their tile: one more tile may be needed.
-    const SquareTileArgs args = SquareTileArgs::make(plan, Shape::kTile, shifted ? Shape::kShift - 1 : 0);
+    const int64_t extra_b = shifted ? Shape::kShift - 1 : 0;
+    LeanWindowArgs lean;
+    dim3 lean_grid;
+    if (make_lean_window_args<Shape::kTile>(plan, extra_b, lean, lean_grid)) {
+      with_bool(shifted, [&](auto kShifted) {
+        with_bool(lean.two_batch_dims, [&](auto kTwoBatchDims) {
+          launch_kernel(lean_window_tile_transpose_kernel<T, kShifted.value, kTwoBatchDims.value>, lean_grid, kThreads, 0,
+                        stream, in, out, lean);
+        });
+      });
+      return true;
+    }
+    const SquareTileArgs args = SquareTileArgs::make(plan, Shape::kTile, extra_b);
     const unsigned int grid = grid_for(args.order.total, sm_count);
     with_bool(shifted, [&](auto kShifted) {
       launch_kernel(window_tile_transpose_kernel<T, kShifted.value, int32_t>, grid, kThreads, 0, stream, in, out, args);

@@ -77,15 +77,16 @@ __device__ __forceinline__ void load_rows(T* tile, const T* __restrict__ col, In
 struct WindowTileBounds {
   int j_lo, j_hi, o_lo, o_hi, a_here;
 
-  template <int kTileA, int kTileB, int kShift>
-  __device__ __forceinline__ static WindowTileBounds at(int64_t a0, int64_t b0, int64_t size_a, int64_t size_b) {
+  // P: int64_t, or int32_t where the caller has proven every position below 2^31 (lean tiles).
+  template <int kTileA, int kTileB, int kShift, typename P>
+  __device__ __forceinline__ static WindowTileBounds at(P a0, P b0, P size_a, P size_b) {
     constexpr int kRows = kTileB + kShift;
     WindowTileBounds w;
     w.j_lo = b0 >= kShift ? 0 : static_cast<int>(kShift - b0);
-    w.j_hi = static_cast<int>(min(static_cast<int64_t>(kRows), size_b - b0 + kShift));
-    w.o_lo = -static_cast<int>(min(b0, static_cast<int64_t>(kShift)));
-    w.o_hi = static_cast<int>(min(static_cast<int64_t>(kTileB), size_b - b0));
-    w.a_here = static_cast<int>(min(static_cast<int64_t>(kTileA), size_a - a0));
+    w.j_hi = static_cast<int>(min(static_cast<P>(kRows), size_b - b0 + kShift));
+    w.o_lo = -static_cast<int>(min(b0, static_cast<P>(kShift)));
+    w.o_hi = static_cast<int>(min(static_cast<P>(kTileB), size_b - b0));
+    w.a_here = static_cast<int>(min(static_cast<P>(kTileA), size_a - a0));
     return w;
   }
 
@@ -102,8 +103,8 @@ struct WindowTileBounds {
 // every row on it). `elements_at(r, o)` gives the tile's accessor k -> element b0 + o + k of
 // output row a0 + r (k < kV); whole vectors go out as one 16-byte store, the two ragged ends of
 // a row element by element.
-template <typename T, int kTileA, int kSy, int kV, int kShift, typename Index, typename ElementsAt>
-__device__ __forceinline__ void store_window_rows(T* dst, int64_t a0, int64_t b0, Index out_sa, const WindowTileBounds w,
+template <typename T, int kTileA, int kSy, int kV, int kShift, typename Index, typename P, typename ElementsAt>
+__device__ __forceinline__ void store_window_rows(T* dst, P a0, P b0, Index out_sa, const WindowTileBounds w,
                                                   int sx, int sy, ElementsAt&& elements_at) {
   static_assert(kTileA % kSy == 0, "output rows must split evenly over the passes");
 #pragma unroll
@@ -130,15 +131,12 @@ __device__ __forceinline__ void store_window_rows(T* dst, int64_t a0, int64_t b0
   }
 }
 
+// One window tile at (a0, b0): load input rows b0 - kShift .. b0 + kTile - 1 coalesced along a,
+// then store each output row's shifted window. P is the position type (WindowTileBounds).
 // Output rows: out_sb == 1 and every row start is element aligned (the plan's contract).
-// Five blocks per SM: with `__launch_bounds__(kThreads)` alone, ptxas (CUDA 13.0) chose 64
-// registers and interleaved the fp32 loads with their shared stores (about 8 in flight instead
-// of 18); the H200 then ran 8191 x 8193 at 0.89 of copy against 0.93 with all loads in flight.
-// With a floor of 5 blocks it takes 48 registers and issues all 18 loads first (SASS checked
-// with scripts/sass_summary.py).
-template <typename T, bool kShifted, typename Index>
-__global__ void __launch_bounds__(kThreads, 5)
-window_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const SquareTileArgs args) {
+template <typename T, bool kShifted, typename Index, typename P>
+__device__ __forceinline__ void window_tile(const T* __restrict__ src, T* __restrict__ dst, P a0, P b0, P size_a, P size_b,
+                                            Index in_sa, Index in_sb, Index out_sa, T* tile) {
   using Shape = WindowShape<sizeof(T)>;
   constexpr int kTile = Shape::kTile, kV = Shape::kV, kPitch = Shape::kPitch;
   constexpr int kShift = kShifted ? Shape::kShift : 0;
@@ -147,38 +145,52 @@ window_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, cons
   constexpr int kSx = kTile / kV;        // store: threads (vectors) per output row
   constexpr int kSy = kThreads / kSx;    // output rows per pass
   static_assert(kRows % kLy == 0 && kTile % kSy == 0, "tile must split evenly over the block");
-  __shared__ T tile[kRows * kPitch];  // tile[(b - (b0 - kShift)) * kPitch + (a - a0)]
-
-  const Index in_sa = static_cast<Index>(args.in_sa), in_sb = static_cast<Index>(args.in_sb);
-  const Index out_sa = static_cast<Index>(args.out_sa);
   const int lx = threadIdx.x % kTile, ly = threadIdx.x / kTile;
   const int sx = threadIdx.x % kSx, sy = threadIdx.x / kSx;
 
+  const WindowTileBounds w = WindowTileBounds::at<kTile, kTile, kShift>(a0, b0, size_a, size_b);
+  // In edge tiles, rows and columns outside the tensor are clamped to its last row or column
+  // rather than masked: the loads then need no predicates (which cost registers, and registers
+  // cost loads in flight), every address is inside the tensor (the 32-bit index is proven for
+  // those alone), and the duplicates land in tile cells that no store reads. Interior tiles skip
+  // the clamps, so their addresses are one base plus constant multiples of a stride.
+  const T* col = src + static_cast<Index>(a0 + min(lx, w.a_here - 1)) * in_sa + static_cast<Index>(b0) * in_sb;
+  if (w.interior<kTile, kRows>()) {
+    load_rows<kRows, kLy>(tile, col, in_sb, kShift, 0, kRows, ly, lx, kPitch);
+  } else {
+    load_rows<kRows, kLy>(tile, col, in_sb, kShift, w.j_lo, w.j_hi, ly, lx, kPitch);
+  }
+  __syncthreads();
+
+  // Store: element k of a vector at window offset o sits in tile row kShift + o + k, column r.
+  store_window_rows<T, kTile, kSy, kV, kShift, Index>(dst, a0, b0, out_sa, w, sx, sy, [&](int r, int o) {
+    const T* column = tile + (kShift + o) * kPitch + r;  // the vector's elements, kPitch apart
+    return [column](int k) { return column[k * Shape::kPitch]; };
+  });
+}
+
+// Shared memory of one window tile: tile[(b - (b0 - kShift)) * kPitch + (a - a0)].
+template <typename T, bool kShifted> constexpr int window_tile_elems() {
+  using Shape = WindowShape<sizeof(T)>;
+  return (Shape::kTile + (kShifted ? Shape::kShift : 0)) * Shape::kPitch;
+}
+
+// Five blocks per SM: with `__launch_bounds__(kThreads)` alone, ptxas (CUDA 13.0) chose 64
+// registers and interleaved the fp32 loads with their shared stores (about 8 in flight instead
+// of 18); the H200 then ran 8191 x 8193 at 0.89 of copy against 0.93 with all loads in flight.
+// With a floor of 5 blocks it takes 48 registers and issues all 18 loads first (SASS checked
+// with scripts/sass_summary.py).
+template <typename T, bool kShifted, typename Index>
+__global__ void __launch_bounds__(kThreads, 5)
+window_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const SquareTileArgs args) {
+  constexpr int kTile = WindowShape<sizeof(T)>::kTile;
+  __shared__ T tile[window_tile_elems<T, kShifted>()];
+  const Index in_sa = static_cast<Index>(args.in_sa), in_sb = static_cast<Index>(args.in_sb);
+  const Index out_sa = static_cast<Index>(args.out_sa);
   for (int64_t t = blockIdx.x; t < args.order.total; t += gridDim.x) {
     const TileSpot spot = args.locate(t);
-    const T* src = in + spot.in_off;
-    T* dst = out + spot.out_off;
-    const int64_t a0 = spot.ta * kTile, b0 = spot.tb * kTile;
-    const WindowTileBounds w = WindowTileBounds::at<kTile, kTile, kShift>(a0, b0, args.size_a, args.size_b);
-    // Load input rows b0 - kShift .. b0 + kTile - 1, coalesced along a. In edge tiles, rows
-    // and columns outside the tensor are clamped to its last row or column rather than masked:
-    // the loads then need no predicates (which cost registers, and registers cost loads in
-    // flight), every address is inside the tensor (the 32-bit index is proven for those
-    // alone), and the duplicates land in tile cells that no store reads. Interior tiles skip
-    // the clamps, so their addresses are one base plus constant multiples of a stride.
-    const T* col = src + static_cast<Index>(a0 + min(lx, w.a_here - 1)) * in_sa + static_cast<Index>(b0) * in_sb;
-    if (w.interior<kTile, kRows>()) {
-      load_rows<kRows, kLy>(tile, col, in_sb, kShift, 0, kRows, ly, lx, kPitch);
-    } else {
-      load_rows<kRows, kLy>(tile, col, in_sb, kShift, w.j_lo, w.j_hi, ly, lx, kPitch);
-    }
-    __syncthreads();
-
-    // Store: element k of a vector at window offset o sits in tile row kShift + o + k, column r.
-    store_window_rows<T, kTile, kSy, kV, kShift, Index>(dst, a0, b0, out_sa, w, sx, sy, [&](int r, int o) {
-      const T* column = tile + (kShift + o) * kPitch + r;  // the vector's elements, kPitch apart
-      return [column](int k) { return column[k * Shape::kPitch]; };
-    });
+    window_tile<T, kShifted, Index>(in + spot.in_off, out + spot.out_off, spot.ta * kTile, spot.tb * kTile, args.size_a,
+                                    args.size_b, in_sa, in_sb, out_sa, tile);
     __syncthreads();  // the next tile reuses the shared buffer
   }
 }

@@ -368,6 +368,12 @@ TEST(KernelsOnHost, SquareTilesPartialVectorsAndOffsets) {
   }
 }
 
+// Window tile plans over two batch dims (lean window tiles take them) and over three (the window
+// tile kernel's own walk): odd rows, a misaligned base.
+std::vector<Case> window_batch_cases(int e) {
+  return {permute_case({2, 3, 70, 99}, {1, 0, 3, 2}, e, {}, 3), permute_case({2, 2, 3, 33, 70}, {2, 1, 0, 4, 3}, e, {}, 1)};
+}
+
 // Window tiles (4- and 8-byte elements, no vectors on one side, unit-stride output rows):
 // output rows off the sector grid (shifted windows, ragged row ends, the extra tile along b),
 // rows on the grid with a misaligned or stepped input (unshifted), batches, `out=` views with
@@ -387,6 +393,29 @@ TEST(KernelsOnHost, WindowTilesShiftedAndUnshifted) {
     // rows of 128 shifted by one element
     check_case(into_view(permute_case({128, 40}, {1, 0}, e, {41, 1}), {133, 1}, 1, "buf[:, 1:129]"));
     check_case(into_view(permute_case({90, 70}, {1, 0}, e, {71, 1}), {181, 2}, 0, "buf[:, ::2]"));  // no windows
+    for (const Case& c : window_batch_cases(e)) check_case(c);
+  }
+}
+
+// Which window tile plans lean window tiles take (unless TORCH_TRANSPOSE_LEAN_WINDOW=0, as in
+// ctest's fallback run, which sends them to the window tile kernel): two dims, one or two batch
+// dims; not three batch dims.
+TEST(KernelsOnHost, LeanWindowPlans) {
+  if (torch_transpose::lean_window_override() == torch_transpose::Override::Never) GTEST_SKIP() << "TORCH_TRANSPOSE_LEAN_WINDOW=0";
+  auto takes = [](const Case& c, bool expected) {
+    SCOPED_TRACE(c.name);
+    const LayoutPlan plan = place(c).plan;
+    torch_transpose::LeanWindowArgs args;
+    dim3 grid;
+    EXPECT_EQ(torch_transpose::make_lean_window_args<64>(plan, 7, args, grid), expected) << plan.explain();
+    EXPECT_EQ(args.two_batch_dims, expected && c.sizes.size() == 4) << plan.explain();
+  };
+  for (int e : {4, 8}) {
+    takes(permute_case({130, 257}, {1, 0}, e), true);
+    takes(permute_case({3, 70, 99}, {0, 2, 1}, e, {}, 3), true);
+    const std::vector<Case> batches = window_batch_cases(e);
+    takes(batches[0], true);    // two batch dims
+    takes(batches[1], false);   // three
   }
 }
 
