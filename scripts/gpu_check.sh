@@ -2,7 +2,7 @@
 # One call on the GPU machine: build for sm_90, run every test file (CUDA included), run a CUDA
 # subset under compute-sanitizer, then benchmark. Everything is logged to $OUT/gpu-check.log
 # (the device tool returns at most 8 files), benchmark results go to $OUT/<name>.{json,csv,md,png}.
-# Environment: BENCH_ARGS (e.g. "--quick"; split on spaces, so no spaces inside one argument),
+# Environment: BUILD=0 (a carried prebuilt extension, see below), BENCH_ARGS (e.g. "--quick"; split on spaces, so no spaces inside one argument),
 # RUN_BENCH=0, SANITIZE=0, SANITIZE_TOOLS, SANITIZE_TARGET=subset|suite|rest, SANITIZE_SCRIPT,
 # SANITIZE_SHARDS, SANITIZE_OURS_ONLY, SANITIZE_TIMEOUT, SANITIZE_CASE_TIMEOUT (see the sanitizer
 # section below), SANITIZE_PARALLEL=1 (the tools run at once, alongside the tests: the tools
@@ -25,8 +25,15 @@ say "CXX=${CXX:-unset}; $(${CXX:-c++} --version | head -1); system g++: $(/usr/b
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv 2>&1 | tee -a "$LOG"
 python3 -c "import torch; print('torch', torch.__version__, 'cuda', torch.version.cuda, torch.cuda.get_device_name())" 2>&1 | tee -a "$LOG"
 
-say "== build"
-if ! make build >> "$LOG" 2>&1; then tail -40 "$LOG"; exit 1; fi
+# BUILD=0: use an extension that was built elsewhere for this machine's Python and torch and
+# carried along (torch_transpose/_C.cpython-312-*.so: the device tool's `carry`), when it imports;
+# it saves the build's 90-110 s of device time. Otherwise (or when it does not import) build here.
+if [[ ${BUILD:-1} == 0 ]] && python3 -c "import torch_transpose" >> "$LOG" 2>&1; then
+  say "== using the prebuilt extension: $(python3 -c 'import torch_transpose; print(torch_transpose._C.__file__)')"
+else
+  say "== build"
+  if ! make build >> "$LOG" 2>&1; then tail -40 "$LOG"; exit 1; fi
+fi
 
 # SANITIZE_TARGET=subset (default): tests/test_sanitizer_subset.py as a script, a small CUDA set
 # that reaches every kernel path. SANITIZE_TARGET=suite: every CUDA-marked pytest case except

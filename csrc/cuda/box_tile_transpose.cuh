@@ -115,9 +115,9 @@ __device__ __forceinline__ void box_walk(const BoxSide& side, BoxSpot spot, F&& 
 
 // 16 bytes through one access (ElementOf<8> is uint2, whose Vec is 16-byte aligned too). A plain
 // Vec store comes out of nvcc 13.0 as STG.E.128 here (cuobjdump, sm_90).
-template <typename T, int V>
+template <typename T, int V, bool kEvictLast>
 __device__ __forceinline__ Vec<T, V> box_load_vector(const T* p) {
-  return *reinterpret_cast<const Vec<T, V>*>(p);
+  return load_global<kEvictLast>(reinterpret_cast<const Vec<T, V>*>(p));
 }
 
 template <typename T, int V>
@@ -125,7 +125,7 @@ __device__ __forceinline__ void box_store_vector(T* p, const Vec<T, V>& w) {
   *reinterpret_cast<Vec<T, V>*>(p) = w;
 }
 
-template <typename T, int VIN, int VOUT>
+template <typename T, int VIN, int VOUT, bool kEvictLast>
 __global__ void __launch_bounds__(kThreads)
 box_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const BoxTileArgs args) {
   constexpr int kInFlight = VIN > 1 ? 4 : 8;  // loads issued per thread before the first use
@@ -147,7 +147,7 @@ box_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const B
         const uint32_t k = base + u * kThreads + threadIdx.x;
         if (k >= ld.vectors) break;
         spot[u] = box_locate(ld, k * VIN);
-        v[u] = box_load_vector<T, VIN>(src + spot[u].g);
+        v[u] = box_load_vector<T, VIN, kEvictLast>(src + spot[u].g);
       }
 #pragma unroll
       for (int u = 0; u < kInFlight; ++u) {

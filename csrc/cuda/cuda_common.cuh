@@ -8,8 +8,10 @@
 #endif
 
 #include <cstdint>
+#include <cstring>
 #include <utility>
 
+#include "../env_switch.h"
 #include "../plan/batch_indexer.h"
 #include "../plan/fast_dims.h"
 #include "fast_divmod.cuh"
@@ -35,6 +37,64 @@ template <typename T, int V>
 struct alignas(sizeof(T) * V) Vec {
   T v[V];
 };
+
+// A global load of one element or vector (1, 2, 4, 8 or 16 bytes). With kEvictLast it asks L1
+// and L2 to evict its lines last (the L2 evict_last cache policy of createpolicy): what Triton's
+// eviction_policy="evict_last" emits, and how Inductor's transpose kernels load. The input is
+// read once, so the policy cannot be about reuse; what it changes is which lines L2 gives up
+// first when it needs room, the input's or the output's dirty ones. H200, same-call A/B by GPU
+// time (bench/NOTES.md v30, results/h200-ab-session27.md): the lean tile, lean narrow, lean row
+// and copy-engine kernels gained 0.01-0.03 of copy on nearly every case (fp32 8192² 0.981 ->
+// 0.993, int8 8192² 0.946 -> 0.962-0.965, 16x4194304 0.983 -> 1.006-1.008, (0, 2, 1) 0.979 ->
+// 1.007-1.009); bf16 8192² alone lost (0.966-0.967 -> 0.961-0.965).
+template <bool kEvictLast, typename V>
+__device__ __forceinline__ V load_global(const V* p) {
+  static_assert(sizeof(V) == 1 || sizeof(V) == 2 || sizeof(V) == 4 || sizeof(V) == 8 || sizeof(V) == 16,
+                "1, 2, 4, 8 or 16 bytes");
+#if defined(TORCH_TRANSPOSE_CUDA_ON_HOST)
+  return *p;  // a cache policy means nothing on the host
+#else
+  if constexpr (!kEvictLast) {
+    return *p;
+  } else {
+    uint64_t policy;
+    asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+    V v;
+    if constexpr (sizeof(V) == 16) {
+      uint4 u;
+      asm("ld.global.L1::evict_last.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+          : "=r"(u.x), "=r"(u.y), "=r"(u.z), "=r"(u.w)
+          : "l"(p), "l"(policy));
+      memcpy(&v, &u, sizeof(v));
+    } else if constexpr (sizeof(V) == 8) {
+      uint2 u;
+      asm("ld.global.L1::evict_last.L2::cache_hint.v2.u32 {%0, %1}, [%2], %3;" : "=r"(u.x), "=r"(u.y) : "l"(p), "l"(policy));
+      memcpy(&v, &u, sizeof(v));
+    } else if constexpr (sizeof(V) == 4) {
+      uint32_t u;
+      asm("ld.global.L1::evict_last.L2::cache_hint.u32 %0, [%1], %2;" : "=r"(u) : "l"(p), "l"(policy));
+      memcpy(&v, &u, sizeof(v));
+    } else if constexpr (sizeof(V) == 2) {
+      uint16_t u;
+      asm("ld.global.L1::evict_last.L2::cache_hint.u16 %0, [%1], %2;" : "=h"(u) : "l"(p), "l"(policy));
+      memcpy(&v, &u, sizeof(v));
+    } else {
+      uint32_t u;
+      asm("ld.global.L1::evict_last.L2::cache_hint.u8 %0, [%1], %2;" : "=r"(u) : "l"(p), "l"(policy));
+      const uint8_t b = static_cast<uint8_t>(u);
+      memcpy(&v, &b, sizeof(v));
+    }
+    return v;
+  }
+#endif
+}
+
+// TORCH_TRANSPOSE_L2_EVICT_LAST: 0 = plain loads everywhere, 1 = evict_last loads in every
+// kernel that has them, unset = `rule` (the launcher's: each kernel's A/B verdict).
+inline bool l2_evict_last_loads(bool rule) {
+  static const Override setting = env_override("TORCH_TRANSPOSE_L2_EVICT_LAST");
+  return decide(setting, rule);
+}
 
 // Shared memory a block must ask for so that no more than `blocks` of them fit an SM: an SM of
 // sm_90 has 228 KB, and each resident block also takes 1 KB that the runtime reserves.

@@ -135,7 +135,10 @@ bool launch_box_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_t s
   const unsigned int grid = grid_for(args.total_tiles, sm_count);
   // 8-byte stores where make_box_tile_args chose them.
   with_side_vectors<kFullVector<T>, /*kHalfStores=*/true>(load_v, store_v, [&](auto vin, auto vout) {
-    launch_kernel(box_tile_transpose_kernel<T, vin.value, vout.value>, grid, kThreads, smem, stream, in, out, args);
+    with_bool(l2_evict_last_loads(true), [&](auto kEvictLast) {
+      launch_kernel(box_tile_transpose_kernel<T, vin.value, vout.value, kEvictLast.value>, grid, kThreads, smem, stream, in,
+                    out, args);
+    });
   });
   return true;
 }
@@ -187,7 +190,10 @@ inline bool launch_lean_narrow(const LayoutPlan& plan, const NarrowArgs& narrow,
   dim3 grid;
   if (!make_lean_narrow_args(plan, narrow, args, grid)) return false;
   with_bool(dense_in, [&](auto kDenseIn) {
-    launch_kernel(lean_narrow_transpose_kernel<kDenseIn.value>, grid, kLeanNarrowThreads, 0, stream, in, out, args);
+    with_bool(l2_evict_last_loads(true), [&](auto kEvictLast) {
+      launch_kernel(lean_narrow_transpose_kernel<kDenseIn.value, kEvictLast.value>, grid, kLeanNarrowThreads, 0, stream, in,
+                    out, args);
+    });
   });
   return true;
 }
@@ -255,8 +261,10 @@ bool launch_window_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_
     if (make_lean_window_args<Shape::kTile>(plan, extra_b, lean, lean_grid)) {
       with_bool(shifted, [&](auto kShifted) {
         with_bool(lean.two_batch_dims, [&](auto kTwoBatchDims) {
-          launch_kernel(lean_window_tile_transpose_kernel<T, kShifted.value, kTwoBatchDims.value>, lean_grid, kThreads, 0,
-                        stream, in, out, lean);
+          with_bool(l2_evict_last_loads(true), [&](auto kEvictLast) {
+            launch_kernel(lean_window_tile_transpose_kernel<T, kShifted.value, kTwoBatchDims.value, kEvictLast.value>,
+                          lean_grid, kThreads, 0, stream, in, out, lean);
+          });
         });
       });
       return true;
@@ -339,28 +347,28 @@ bool launch_wide_byte_tiles(const LayoutPlan& plan, const T* in, T* out, cudaStr
 // Whether the current device runs the TMA tile kernel: compute capability 9.0 or newer, the
 // kernel compiled for 9.0 or newer (built for an older architecture its body traps), and its
 // shared memory above 48 KB opted in. Asked once per device and pipeline.
-template <typename Pipe>
+template <typename Pipe, bool kEvictLast>
 bool tma_tile_kernel_ready() {
   static PerDeviceAnswer ready;
   return ready.get([](int device) {
     int major = 0;
     cudaFuncAttributes attributes{};
     return cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess && major >= 9 &&
-           cudaFuncGetAttributes(&attributes, tma_byte_tile_transpose_kernel<Pipe>) == cudaSuccess &&
+           cudaFuncGetAttributes(&attributes, tma_byte_tile_transpose_kernel<Pipe, kEvictLast>) == cudaSuccess &&
            attributes.binaryVersion >= 90 && attributes.ptxVersion >= 90 &&
-           cudaFuncSetAttribute(tma_byte_tile_transpose_kernel<Pipe>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+           cudaFuncSetAttribute(tma_byte_tile_transpose_kernel<Pipe, kEvictLast>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                 static_cast<int>(Pipe::kSmemBytes)) == cudaSuccess;
   });
 }
 
-template <typename Pipe>
+template <typename Pipe, bool kEvictLast>
 bool launch_tma_pipeline(const LayoutPlan& plan, const void* in, void* out, cudaStream_t stream, int sm_count) {
-  if (!tma_tile_kernel_ready<Pipe>()) return false;
+  if (!tma_tile_kernel_ready<Pipe, kEvictLast>()) return false;
   TmaMap in_map, out_map;
   TmaTileArgs args;
   if (!make_tma_byte_tile_args(plan, in, out, /*wide_fills=*/!Pipe::kPersistent, in_map, out_map, args)) return false;
   const int64_t blocks = Pipe::kPersistent ? int64_t{Pipe::kBlocks} * std::max(sm_count, 1) : args.order.total;
-  launch_kernel(tma_byte_tile_transpose_kernel<Pipe>, static_cast<unsigned int>(std::min(args.order.total, blocks)),
+  launch_kernel(tma_byte_tile_transpose_kernel<Pipe, kEvictLast>, static_cast<unsigned int>(std::min(args.order.total, blocks)),
                 kThreads, Pipe::kSmemBytes, stream, in_map, out_map, args);
   return true;
 }
@@ -370,8 +378,9 @@ bool launch_tma_pipeline(const LayoutPlan& plan, const void* in, void* out, cuda
 template <typename T>
 bool launch_tma_byte_tiles(const LayoutPlan& plan, const T* in, T* out, cudaStream_t stream, int sm_count) {
   if (!decide(tma_tile_override(), true)) return false;
-  return wants_tma_persistent(plan.numel) ? launch_tma_pipeline<TmaPersistentTiles>(plan, in, out, stream, sm_count)
-                                          : launch_tma_pipeline<TmaOneTilePerBlock>(plan, in, out, stream, sm_count);
+  if (wants_tma_persistent(plan.numel)) return launch_tma_pipeline<TmaPersistentTiles, false>(plan, in, out, stream, sm_count);
+  return l2_evict_last_loads(true) ? launch_tma_pipeline<TmaOneTilePerBlock, true>(plan, in, out, stream, sm_count)
+                               : launch_tma_pipeline<TmaOneTilePerBlock, false>(plan, in, out, stream, sm_count);
 }
 
 // Lean tiles (lean_tile_transpose.cuh) for full-vector plans that fit them and would not walk
@@ -384,7 +393,11 @@ bool launch_lean_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_t 
     return false;
   const size_t smem = lean_tile_smem_bytes(kTile * kTile * sizeof(T));
   with_bool(args.two_batch_dims, [&](auto kTwoBatchDims) {
-    launch_kernel(lean_tile_transpose_kernel<T, V, kTile, kTwoBatchDims.value>, grid, kThreads, smem, stream, in, out, args);
+    // 2-byte tiles lost with evict_last loads (load_global says so).
+    with_bool(l2_evict_last_loads(sizeof(T) != 2), [&](auto kEvictLast) {
+      launch_kernel(lean_tile_transpose_kernel<T, V, kTile, kTwoBatchDims.value, kEvictLast.value>, grid, kThreads, smem,
+                    stream, in, out, args);
+    });
   });
   return true;
 }
@@ -441,8 +454,10 @@ void launch_transpose(const LayoutPlan& plan, const T* in, T* out, cudaStream_t 
   if constexpr (V == kFullVector<T>) {
     args.streams = TileStreams::make(args.order.total, tile_stream_shift(args.order.total, sizeof(T)));
     if (args.streams.shift != 0) {
-      launch_kernel(tile_transpose_kernel<T, V, int32_t, kTile, true>, grid_for(args.streams.slots, sm_count), kThreads, 0,
-                    stream, in, out, args);
+      with_bool(l2_evict_last_loads(true), [&](auto kEvictLast) {
+        launch_kernel(tile_transpose_kernel<T, V, int32_t, kTile, true, kEvictLast.value>,
+                      grid_for(args.streams.slots, sm_count), kThreads, 0, stream, in, out, args);
+      });
       return;
     }
   }
@@ -456,7 +471,9 @@ bool launch_lean_rows(const LayoutPlan& plan, const CopyArgs& copy, const T* in,
   LeanRowArgs args;
   dim3 grid;
   if (!make_lean_row_args(plan, copy, V, args, grid)) return false;
-  launch_kernel(lean_row_copy_kernel<T, V>, grid, kThreads, 0, stream, in, out, args);
+  with_bool(l2_evict_last_loads(true), [&](auto kEvictLast) {
+    launch_kernel(lean_row_copy_kernel<T, V, kEvictLast.value>, grid, kThreads, 0, stream, in, out, args);
+  });
   return true;
 }
 

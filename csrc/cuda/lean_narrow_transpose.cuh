@@ -37,14 +37,15 @@ inline Override lean_narrow_override() {
 
 constexpr int kLeanNarrowWide = 64, kLeanNarrowThreads = 128;
 
-template <bool kDenseIn>
+template <bool kDenseIn, bool kEvictLast>
 __global__ void __launch_bounds__(kLeanNarrowThreads, 2048 / kLeanNarrowThreads)
 lean_narrow_transpose_kernel(const uint32_t* __restrict__ in, uint32_t* __restrict__ out, const LeanNarrowArgs args) {
   __shared__ __align__(16) uint32_t tile[kNarrowBlockN * kLeanNarrowWide];
   const int32_t w0 = static_cast<int32_t>(blockIdx.x) * kLeanNarrowWide;
   const int32_t in_off = static_cast<int32_t>(blockIdx.y) * args.in_item + (kDenseIn ? w0 * kNarrowBlockN : w0);
   const int32_t out_off = static_cast<int32_t>(blockIdx.y) * args.out_item + (kDenseIn ? w0 : w0 * kNarrowBlockN);
-  narrow_block_tile<kDenseIn, kLeanNarrowWide, kLeanNarrowThreads>(in + in_off, out + out_off, args.line_stride, tile);
+  narrow_block_tile<kDenseIn, kLeanNarrowWide, kLeanNarrowThreads, kEvictLast>(in + in_off, out + out_off, args.line_stride,
+                                                                                tile);
 }
 
 // Whether a narrow plan (make_narrow_args) takes lean narrow tiles, and their arguments and grid:

@@ -30,7 +30,7 @@ inline Override lean_rows_override() {
   return setting;
 }
 
-template <typename T, int V>
+template <typename T, int V, bool kEvictLast>
 __global__ void __launch_bounds__(kThreads)
 lean_row_copy_kernel(const T* __restrict__ in, T* __restrict__ out, const LeanRowArgs args) {
   const int32_t lane = static_cast<int32_t>(threadIdx.x) & ((1 << args.lanes_log2) - 1);
@@ -38,7 +38,7 @@ lean_row_copy_kernel(const T* __restrict__ in, T* __restrict__ out, const LeanRo
   const int32_t y = static_cast<int32_t>(blockIdx.y), z = static_cast<int32_t>(blockIdx.z);
   const int32_t in_off = z * args.in_s2 + y * args.in_s1 + row * args.in_s0 + lane * V;
   const int32_t out_off = z * args.out_s2 + y * args.out_s1 + row * args.out_s0 + lane * V;
-  *reinterpret_cast<Vec<T, V>*>(out + out_off) = *reinterpret_cast<const Vec<T, V>*>(in + in_off);
+  *reinterpret_cast<Vec<T, V>*>(out + out_off) = load_global<kEvictLast>(reinterpret_cast<const Vec<T, V>*>(in + in_off));
 }
 
 // Whether a short-row copy plan (launch_copy's CopyArgs; the caller passes only full vectors:

@@ -49,7 +49,7 @@ inline Override lean_tile_override() {
 
 constexpr int kLeanTileBlocksPerSm = 4;
 
-template <typename T, int V, int kTile, bool kTwoBatchDims>
+template <typename T, int V, int kTile, bool kTwoBatchDims, bool kEvictLast>
 __global__ void __launch_bounds__(kThreads)
 lean_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const LeanTileArgs args) {
   __shared__ __align__(16) T tile[kTile * kTile];
@@ -65,7 +65,8 @@ lean_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const 
     out_off = static_cast<int32_t>(blockIdx.z) * args.out_s0;
   }
   const int32_t a0 = static_cast<int32_t>(blockIdx.y) * kTile, b0 = static_cast<int32_t>(blockIdx.x) * kTile;
-  vector_tile<T, V, kTile, int32_t>(false, in + in_off, out + out_off, a0, b0, args.in_sb, args.out_sa, args, tile, chunks);
+  vector_tile<T, V, kTile, int32_t, LeanTileArgs, kThreads, kEvictLast>(false, in + in_off, out + out_off, a0, b0, args.in_sb,
+                                                                        args.out_sa, args, tile, chunks);
 }
 
 // Whether a full-vector plan takes lean tiles, and their arguments and grid: the switch, 32-bit

@@ -36,7 +36,7 @@ inline Override lean_window_override() {
 }
 
 // Five blocks per SM, as the window kernel (its comment says why).
-template <typename T, bool kShifted, bool kTwoBatchDims>
+template <typename T, bool kShifted, bool kTwoBatchDims, bool kEvictLast>
 __global__ void __launch_bounds__(kThreads, 5)
 lean_window_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const LeanWindowArgs args) {
   constexpr int kTile = WindowShape<sizeof(T)>::kTile;
@@ -52,8 +52,8 @@ lean_window_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out,
     out_off = static_cast<int32_t>(blockIdx.z) * args.out_s0;
   }
   const int32_t a0 = static_cast<int32_t>(blockIdx.y) * kTile, b0 = static_cast<int32_t>(blockIdx.x) * kTile;
-  window_tile<T, kShifted, int32_t>(in + in_off, out + out_off, a0, b0, args.size_a, args.size_b, args.in_sa, args.in_sb,
-                                    args.out_sa, tile);
+  window_tile<T, kShifted, int32_t, kEvictLast>(in + in_off, out + out_off, a0, b0, args.size_a, args.size_b, args.in_sa,
+                                                args.in_sb, args.out_sa, tile);
 }
 
 // Whether a window tile plan (the caller has checked that it takes window tiles, with their

@@ -47,7 +47,7 @@ __device__ __forceinline__ unsigned narrow_block_chunk(unsigned line, unsigned c
 // stored, not with a barrier: a caller that reuses `tile` syncs first. Shared by this kernel and
 // the lean narrow kernel (lean_narrow_transpose.cuh). Indices are unsigned: signed ones cost a
 // sign fix-up per division by a power of two.
-template <bool kDenseIn, int kWide, int kBlockThreads>
+template <bool kDenseIn, int kWide, int kBlockThreads, bool kEvictLast = false>
 __device__ __forceinline__ void narrow_block_tile(const uint32_t* __restrict__ src, uint32_t* __restrict__ dst,
                                                   int32_t stride, uint32_t* tile) {
   constexpr unsigned kChunksPerLine = kWide / 4, kPer = kWide * kNarrowBlockN / 4 / kBlockThreads;
@@ -57,7 +57,7 @@ __device__ __forceinline__ void narrow_block_tile(const uint32_t* __restrict__ s
   Chunk v[kPer];
   if (kDenseIn) {
 #pragma unroll
-    for (unsigned u = 0; u < kPer; ++u) v[u] = reinterpret_cast<const Chunk*>(src)[u * kBlockThreads + threadIdx.x];
+    for (unsigned u = 0; u < kPer; ++u) v[u] = load_global<kEvictLast>(reinterpret_cast<const Chunk*>(src) + u * kBlockThreads + threadIdx.x);
 #pragma unroll
     for (unsigned u = 0; u < kPer; ++u) {
       const unsigned d = u * kBlockThreads + threadIdx.x, w = d / 4, a = d % 4;
@@ -68,7 +68,7 @@ __device__ __forceinline__ void narrow_block_tile(const uint32_t* __restrict__ s
 #pragma unroll
     for (unsigned u = 0; u < kPer; ++u) {
       const unsigned q = u * kBlockThreads + threadIdx.x, line = q / kChunksPerLine, c = q % kChunksPerLine;
-      v[u] = *reinterpret_cast<const Chunk*>(src + static_cast<int32_t>(line) * stride + c * 4);
+      v[u] = load_global<kEvictLast>(reinterpret_cast<const Chunk*>(src + static_cast<int32_t>(line) * stride + c * 4));
     }
 #pragma unroll
     for (unsigned u = 0; u < kPer; ++u) {

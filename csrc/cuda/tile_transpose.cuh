@@ -107,7 +107,7 @@ constexpr int kStaticSmemBytes = 48 * 1024;  // the most a block may declare sta
 // `edge` (106 as a template flag), 4-byte 62 -> 64; but 1-byte 62 -> 126 (int8 fell from 0.91
 // to 0.72 of copy) and 8-byte 64 -> 121 (fp64 fell from 0.97 to 0.83), so those keep scalar
 // edges (kVectorEdges).
-template <typename T, int V, int kTile, typename Index, typename Args, int kBlock = kThreads>
+template <typename T, int V, int kTile, typename Index, typename Args, int kBlock = kThreads, bool kEvictLast = false>
 __device__ __forceinline__ void vector_tile(bool edge, const T* __restrict__ src, T* __restrict__ dst, Index a0, Index b0,
                                             Index in_sb, Index out_sa, const Args& args, T* tile,
                                             Vec<T, V>* chunks) {
@@ -126,7 +126,12 @@ __device__ __forceinline__ void vector_tile(bool edge, const T* __restrict__ src
     // Addresses are formed only for elements inside the tensor: the 32-bit index is proven
     // for those alone.
     if (edge && (static_cast<int64_t>(b0) + row >= args.size_b || !a_inside)) continue;
-    v[i] = *reinterpret_cast<const Vec<T, V>*>(src + (b0 + row) * in_sb + a0 + tx * V);
+    const Vec<T, V>* from = reinterpret_cast<const Vec<T, V>*>(src + (b0 + row) * in_sb + a0 + tx * V);
+    if constexpr (kEvictLast) {
+      v[i] = load_global<true>(from);
+    } else {
+      v[i] = *from;
+    }
   }
 #pragma unroll
   for (int i = 0; i < kIters; ++i) {
@@ -170,7 +175,8 @@ __device__ __forceinline__ void scalar_edge_tile(const T* __restrict__ src, T* _
 // dynamic shared memory (the launcher opts the kernel in). A minimum of 0 blocks per SM leaves
 // ptxas its own register choice; an explicit 1 let it take 98-254 registers (int8 fell from 0.91
 // to 0.75 of copy, bench/NOTES.md v9). kStreams: blocks walk args.streams' slots (tile_order.cuh).
-template <typename T, int V, typename Index, int kTile = TileShape<sizeof(T)>::kTile, bool kStreams = false>
+template <typename T, int V, typename Index, int kTile = TileShape<sizeof(T)>::kTile, bool kStreams = false,
+          bool kEvictLast = false>
 __global__ void __launch_bounds__(kThreads, kTile == kWideByteTile ? kWideByteTileBlocksPerSm : 0)
 tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const SquareTileArgs args) {
   constexpr int kPitch = kTile + TilePad<sizeof(T)>::kPad;  // scalar layout
@@ -195,7 +201,8 @@ tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const Squar
     if constexpr (V > 1) {
       constexpr bool kVectorEdges = sizeof(T) == 2 || sizeof(T) == 4;
       if (interior || (kVectorEdges && args.size_a % V == 0 && args.size_b % V == 0)) {
-        vector_tile<T, V, kTile>(!interior, src, dst, a0, b0, in_sb, out_sa, args, tile, chunks);
+        vector_tile<T, V, kTile, Index, SquareTileArgs, kThreads, kEvictLast>(!interior, src, dst, a0, b0, in_sb, out_sa, args,
+                                                                             tile, chunks);
       } else {
         scalar_edge_tile<T, kTile>(src, dst, a0, b0, in_sa, in_sb, out_sa, out_sb, args, tile);
       }

@@ -139,6 +139,20 @@ __device__ __forceinline__ void tma_load_box(void* dst, const TmaMap* map, uint6
       : "memory");
 }
 
+// The same load, asking L2 to keep the box's lines last (an L2 evict_last cache policy:
+// load_global's, for the copy engine's loads; TORCH_TRANSPOSE_L2_EVICT_LAST).
+__device__ __forceinline__ void tma_load_box_evict_last(void* dst, const TmaMap* map, uint64_t* bar, uint32_t bytes, int c0,
+                                                        int c1, int c2) {
+  uint64_t policy = 0;
+  TT_TMA_PTX("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+  TT_TMA_PTX("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(shared_address(bar)), "r"(bytes) : "memory");
+  TT_TMA_PTX(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint [%0], [%1, {%3, %4, "
+      "%5}], [%2], %6;" ::"r"(shared_address(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(shared_address(bar)), "r"(c0), "r"(c1), "r"(c2), "l"(policy)
+      : "memory");
+}
+
 // One thread: stores `src` to box (c0, c1, c2) of `map` (clipped at the tensor's edges) and
 // closes a bulk group with it.
 __device__ __forceinline__ void tma_store_box(const TmaMap* map, const void* src, int c0, int c1, int c2) {

@@ -94,7 +94,7 @@ struct TmaTileArgs {
 // Byte offset of 16-byte chunk `chunk` of row `row` in a 128-byte swizzled tile.
 __device__ __forceinline__ int swizzled_chunk(int row, int chunk) { return row * kTmaTile + ((chunk ^ (row & 7)) << 4); }
 
-template <typename Pipe>
+template <typename Pipe, bool kEvictLast = false>
 __global__ void __launch_bounds__(kThreads, Pipe::kBlocks)
 tma_byte_tile_transpose_kernel(const __grid_constant__ TmaMap in_map, const __grid_constant__ TmaMap out_map,
                                const TmaTileArgs args) {
@@ -117,7 +117,11 @@ tma_byte_tile_transpose_kernel(const __grid_constant__ TmaMap in_map, const __gr
   auto load = [&](uint32_t i, int stage) {  // thread 0
     int a0, b0, item;
     corner(i, a0, b0, item);
-    tma_load_box(loads + stage * kTmaTileBytes, &in_map, &loaded[stage], kTmaTileBytes, a0, b0, item);
+    if constexpr (kEvictLast) {
+      tma_load_box_evict_last(loads + stage * kTmaTileBytes, &in_map, &loaded[stage], kTmaTileBytes, a0, b0, item);
+    } else {
+      tma_load_box(loads + stage * kTmaTileBytes, &in_map, &loaded[stage], kTmaTileBytes, a0, b0, item);
+    }
   };
 
   if (threadIdx.x == 0) {

@@ -73,6 +73,10 @@ inline void tma_load_box(void* dst, const TmaMap* map, uint64_t* bar, uint32_t /
   __atomic_fetch_add(bar, uint64_t{1}, __ATOMIC_RELEASE);
 }
 
+inline void tma_load_box_evict_last(void* dst, const TmaMap* map, uint64_t* bar, uint32_t bytes, int c0, int c1, int c2) {
+  tma_load_box(dst, map, bar, bytes, c0, c1, c2);  // a cache policy has no meaning here
+}
+
 inline void tma_store_box(const TmaMap* map, const void* src, int c0, int c1, int c2) {
   const unsigned char* smem = static_cast<const unsigned char*>(src);
   host_emulation::for_each_box_byte(*map, c0, c1, c2, [&](size_t s, unsigned char* g) {

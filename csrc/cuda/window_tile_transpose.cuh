@@ -60,13 +60,14 @@ template <int E> struct WindowShape {
 
 // Loads rows j = ly, ly + kLy, ... (< kRows) of a tile from col[(j - shift) * stride], each
 // row index clamped into [j_lo, j_hi), all loads issued before the first shared store.
-template <int kRows, int kLy, typename T, typename Index>
+template <int kRows, int kLy, bool kEvictLast, typename T, typename Index>
 __device__ __forceinline__ void load_rows(T* tile, const T* __restrict__ col, Index stride, int shift, int j_lo,
                                           int j_hi, int ly, int lx, int pitch) {
   constexpr int kLoads = kRows / kLy;
   T v[kLoads];
 #pragma unroll
-  for (int i = 0; i < kLoads; ++i) v[i] = col[static_cast<Index>(min(max(ly + i * kLy, j_lo), j_hi - 1) - shift) * stride];
+  for (int i = 0; i < kLoads; ++i)
+    v[i] = load_global<kEvictLast>(col + static_cast<Index>(min(max(ly + i * kLy, j_lo), j_hi - 1) - shift) * stride);
 #pragma unroll
   for (int i = 0; i < kLoads; ++i) tile[(ly + i * kLy) * pitch + lx] = v[i];
 }
@@ -134,7 +135,7 @@ __device__ __forceinline__ void store_window_rows(T* dst, P a0, P b0, Index out_
 // One window tile at (a0, b0): load input rows b0 - kShift .. b0 + kTile - 1 coalesced along a,
 // then store each output row's shifted window. P is the position type (WindowTileBounds).
 // Output rows: out_sb == 1 and every row start is element aligned (the plan's contract).
-template <typename T, bool kShifted, typename Index, typename P>
+template <typename T, bool kShifted, typename Index, bool kEvictLast = false, typename P>
 __device__ __forceinline__ void window_tile(const T* __restrict__ src, T* __restrict__ dst, P a0, P b0, P size_a, P size_b,
                                             Index in_sa, Index in_sb, Index out_sa, T* tile) {
   using Shape = WindowShape<sizeof(T)>;
@@ -156,9 +157,9 @@ __device__ __forceinline__ void window_tile(const T* __restrict__ src, T* __rest
   // the clamps, so their addresses are one base plus constant multiples of a stride.
   const T* col = src + static_cast<Index>(a0 + min(lx, w.a_here - 1)) * in_sa + static_cast<Index>(b0) * in_sb;
   if (w.interior<kTile, kRows>()) {
-    load_rows<kRows, kLy>(tile, col, in_sb, kShift, 0, kRows, ly, lx, kPitch);
+    load_rows<kRows, kLy, kEvictLast>(tile, col, in_sb, kShift, 0, kRows, ly, lx, kPitch);
   } else {
-    load_rows<kRows, kLy>(tile, col, in_sb, kShift, w.j_lo, w.j_hi, ly, lx, kPitch);
+    load_rows<kRows, kLy, kEvictLast>(tile, col, in_sb, kShift, w.j_lo, w.j_hi, ly, lx, kPitch);
   }
   __syncthreads();
 
