@@ -403,15 +403,20 @@ def test_window_tile_plans(device, dtype, shape, dims):
     check_permute_into_view(x, dims, guard, guard[..., 3:3 + result[-1]])
 
 
-# The lean kernels' plans again with each lean kernel switched off: on the square tile, narrow
-# block and warp-pair, vector row and window tile kernels.
+# The lean kernels' plans again with each lean kernel switched off (on the square tile, narrow
+# block and warp-pair, vector row and window tile kernels), and with plain loads in place of L2
+# evict_last ones (TORCH_TRANSPOSE_L2_EVICT_LAST=0: the lean kernels' other instantiations).
+LEAN_PLANS = "(test_whole_tile_plans or test_sixteen_line_plans or test_short_row_plans or test_window_tile_plans)"
+
+
 @pytest.mark.cuda
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 @pytest.mark.parametrize("switch, cases, passed", [("TORCH_TRANSPOSE_LEAN_TILE", "test_whole_tile_plans", 20),
                                                    ("TORCH_TRANSPOSE_LEAN_NARROW", "test_sixteen_line_plans", 10),
                                                    ("TORCH_TRANSPOSE_LEAN_ROWS", "test_short_row_plans", 12),
-                                                   ("TORCH_TRANSPOSE_LEAN_WINDOW", "test_window_tile_plans", 8)],
-                         ids=["tiles", "narrow", "rows", "windows"])  # ids that no rerun's -k selects (it would rerun itself)
+                                                   ("TORCH_TRANSPOSE_LEAN_WINDOW", "test_window_tile_plans", 8),
+                                                   ("TORCH_TRANSPOSE_L2_EVICT_LAST", LEAN_PLANS, 50)],
+                         ids=["tiles", "narrow", "rows", "windows", "loads"])  # ids that no rerun's -k selects (it would rerun itself)
 def test_lean_kernels_off(switch, cases, passed):
     rerun_with_switches({switch: "0"}, f"{cases} and cuda", passed)
 
