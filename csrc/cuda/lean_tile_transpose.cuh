@@ -26,6 +26,7 @@
 
 #include "../env_switch.h"
 #include "cuda_common.cuh"
+#include "lean_batch.cuh"
 #include "tile_transpose.cuh"
 
 namespace torch_transpose {
@@ -33,9 +34,7 @@ namespace torch_transpose {
 // What a lean tile needs besides the base pointers: 32-bit strides, up to two batch dims.
 struct LeanTileArgs {
   int32_t in_sb = 0, out_sa = 0;          // the fast dims' row strides (in_sa = out_sb = 1)
-  int32_t in_s0 = 0, out_s0 = 0;          // batch dim 0 (outer; the only one when rank 1)
-  int32_t in_s1 = 0, out_s1 = 0;          // batch dim 1 (inner: varies fastest)
-  FastDivmod by_inner;                    // item -> (outer, inner) when there are two batch dims
+  LeanBatch batch;
   int64_t size_a = 0, size_b = 0;         // vector_tile reads these for edge tiles only: never here
   bool two_batch_dims = false;
 };
@@ -55,15 +54,7 @@ lean_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const 
   __shared__ __align__(16) T tile[kTile * kTile];
   Vec<T, V>* chunks = reinterpret_cast<Vec<T, V>*>(tile);
   int32_t in_off, out_off;
-  if constexpr (kTwoBatchDims) {
-    uint32_t outer, inner;
-    args.by_inner.divmod(blockIdx.z, outer, inner);
-    in_off = static_cast<int32_t>(outer) * args.in_s0 + static_cast<int32_t>(inner) * args.in_s1;
-    out_off = static_cast<int32_t>(outer) * args.out_s0 + static_cast<int32_t>(inner) * args.out_s1;
-  } else {
-    in_off = static_cast<int32_t>(blockIdx.z) * args.in_s0;
-    out_off = static_cast<int32_t>(blockIdx.z) * args.out_s0;
-  }
+  args.batch.offsets<kTwoBatchDims>(blockIdx.z, in_off, out_off);
   const int32_t a0 = static_cast<int32_t>(blockIdx.y) * kTile, b0 = static_cast<int32_t>(blockIdx.x) * kTile;
   vector_tile<T, V, kTile, int32_t, LeanTileArgs, kThreads, kEvictLast>(false, in + in_off, out + out_off, a0, b0, args.in_sb,
                                                                         args.out_sa, args, tile, chunks);
@@ -78,24 +69,14 @@ bool make_lean_tile_args(const LayoutPlan& plan, LeanTileArgs& args, dim3& grid)
   const FastDims f = FastDims::from_plan(plan);
   if (f.size_a % kTile != 0 || f.size_b % kTile != 0) return false;
   const BatchIndexer batch = BatchIndexer::from_plan(plan);
-  if (batch.rank > 2) return false;
-  if (!plan.offsets_fit_32()) return false;
+  if (!plan.offsets_fit_32() || !LeanBatch::from(batch, args.batch)) return false;
   const int64_t tiles_a = f.size_a / kTile, tiles_b = f.size_b / kTile, items = batch.count();
   if (tiles_a > 65535 || items > 65535 || tiles_b > 0x7fffffff) return false;
   args.in_sb = static_cast<int32_t>(f.in_sb);
   args.out_sa = static_cast<int32_t>(f.out_sa);
   args.size_a = f.size_a;
   args.size_b = f.size_b;
-  if (batch.rank >= 1) {
-    args.in_s0 = static_cast<int32_t>(batch.in_strides[0]);
-    args.out_s0 = static_cast<int32_t>(batch.out_strides[0]);
-  }
   args.two_batch_dims = batch.rank == 2;
-  if (batch.rank == 2) {
-    args.in_s1 = static_cast<int32_t>(batch.in_strides[1]);
-    args.out_s1 = static_cast<int32_t>(batch.out_strides[1]);
-    args.by_inner = FastDivmod(static_cast<uint32_t>(batch.sizes[1]));
-  }
   grid = dim3{static_cast<unsigned int>(tiles_b), static_cast<unsigned int>(tiles_a), static_cast<unsigned int>(items)};
   return true;
 }

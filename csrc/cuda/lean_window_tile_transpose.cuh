@@ -13,6 +13,7 @@
 
 #include "../env_switch.h"
 #include "cuda_common.cuh"
+#include "lean_batch.cuh"
 #include "window_tile_transpose.cuh"
 
 namespace torch_transpose {
@@ -22,9 +23,7 @@ namespace torch_transpose {
 struct LeanWindowArgs {
   int32_t in_sa = 0, in_sb = 0, out_sa = 0;  // the fast dims' strides (out_sb = 1)
   int32_t size_a = 0, size_b = 0;
-  int32_t in_s0 = 0, out_s0 = 0;             // batch dim 0 (outer; the only one when rank 1)
-  int32_t in_s1 = 0, out_s1 = 0;             // batch dim 1 (inner: varies fastest)
-  FastDivmod by_inner;                       // item -> (outer, inner) when there are two batch dims
+  LeanBatch batch;
   bool two_batch_dims = false;
 };
 
@@ -42,15 +41,7 @@ lean_window_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out,
   constexpr int kTile = WindowShape<sizeof(T)>::kTile;
   __shared__ T tile[window_tile_elems<T, kShifted>()];
   int32_t in_off, out_off;
-  if constexpr (kTwoBatchDims) {
-    uint32_t outer, inner;
-    args.by_inner.divmod(blockIdx.z, outer, inner);
-    in_off = static_cast<int32_t>(outer) * args.in_s0 + static_cast<int32_t>(inner) * args.in_s1;
-    out_off = static_cast<int32_t>(outer) * args.out_s0 + static_cast<int32_t>(inner) * args.out_s1;
-  } else {
-    in_off = static_cast<int32_t>(blockIdx.z) * args.in_s0;
-    out_off = static_cast<int32_t>(blockIdx.z) * args.out_s0;
-  }
+  args.batch.offsets<kTwoBatchDims>(blockIdx.z, in_off, out_off);
   const int32_t a0 = static_cast<int32_t>(blockIdx.y) * kTile, b0 = static_cast<int32_t>(blockIdx.x) * kTile;
   window_tile<T, kShifted, int32_t, kEvictLast>(in + in_off, out + out_off, a0, b0, args.size_a, args.size_b, args.in_sa,
                                                 args.in_sb, args.out_sa, tile);
@@ -66,7 +57,7 @@ bool make_lean_window_args(const LayoutPlan& plan, int64_t extra_b, LeanWindowAr
   if (!decide(lean_window_override(), true) || plan.needs_64bit_index || !plan.offsets_fit_32()) return false;
   const FastDims f = FastDims::from_plan(plan);
   const BatchIndexer batch = BatchIndexer::from_plan(plan);
-  if (batch.rank > 2) return false;
+  if (!LeanBatch::from(batch, args.batch)) return false;
   const int64_t tiles_a = ceil_div(f.size_a, kTile), tiles_b = ceil_div(f.size_b + extra_b, kTile), items = batch.count();
   if (tiles_a > 65535 || items > 65535 || tiles_b > 0x7fffffff) return false;
   args.in_sa = static_cast<int32_t>(f.in_sa);
@@ -74,16 +65,7 @@ bool make_lean_window_args(const LayoutPlan& plan, int64_t extra_b, LeanWindowAr
   args.out_sa = static_cast<int32_t>(f.out_sa);
   args.size_a = static_cast<int32_t>(f.size_a);
   args.size_b = static_cast<int32_t>(f.size_b);
-  if (batch.rank >= 1) {
-    args.in_s0 = static_cast<int32_t>(batch.in_strides[0]);
-    args.out_s0 = static_cast<int32_t>(batch.out_strides[0]);
-  }
   args.two_batch_dims = batch.rank == 2;
-  if (batch.rank == 2) {
-    args.in_s1 = static_cast<int32_t>(batch.in_strides[1]);
-    args.out_s1 = static_cast<int32_t>(batch.out_strides[1]);
-    args.by_inner = FastDivmod(static_cast<uint32_t>(batch.sizes[1]));
-  }
   grid = dim3{static_cast<unsigned int>(tiles_b), static_cast<unsigned int>(tiles_a), static_cast<unsigned int>(items)};
   return true;
 }
