@@ -43,10 +43,12 @@ struct alignas(sizeof(T) * V) Vec {
 // eviction_policy="evict_last" emits, and how Inductor's transpose kernels load. The input is
 // read once, so the policy cannot be about reuse; what it changes is which lines L2 gives up
 // first when it needs room, the input's or the output's dirty ones. H200, same-call A/B by GPU
-// time (bench/NOTES.md v30, results/h200-ab-session27.md): the lean tile, lean narrow, lean row
-// and copy-engine kernels gained 0.01-0.03 of copy on nearly every case (fp32 8192² 0.981 ->
-// 0.993, int8 8192² 0.946 -> 0.962-0.965, 16x4194304 0.983 -> 1.006-1.008, (0, 2, 1) 0.979 ->
-// 1.007-1.009); bf16 8192² alone lost (0.966-0.967 -> 0.961-0.965).
+// time (bench/NOTES.md v30, results/h200-ab-session27.md): the lean tile, lean narrow, lean row,
+// lean window, box, streamed square tile and copy-engine kernels gained 0.01-0.03 of copy on
+// nearly every case (fp32 8192² 0.981 -> 0.993, int8 8192² 0.946 -> 0.962-0.965, 16x4194304
+// 0.983 -> 1.006-1.008, (0, 2, 1) 0.979 -> 1.007-1.009, 8191x8193 0.930 -> 0.955, 5-D 0.843 ->
+// 0.863); bf16 8192² alone lost (0.966-0.967 -> 0.961-0.965), so 2-byte lean tiles keep plain
+// loads.
 template <bool kEvictLast, typename V>
 __device__ __forceinline__ V load_global(const V* p) {
   static_assert(sizeof(V) == 1 || sizeof(V) == 2 || sizeof(V) == 4 || sizeof(V) == 8 || sizeof(V) == 16,

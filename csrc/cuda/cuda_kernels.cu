@@ -12,9 +12,11 @@
 //                    (window_tile_transpose when rows cannot take 16-byte vectors on both
 //                    sides but the output's fast dim has unit stride, for 4- and 8-byte
 //                    elements, lean_window_tile_transpose where those plans allow 32-bit
-//                    offsets and at most two batch dims; realign_window_tile_transpose for 1- and 2-byte ones where a
-//                    switch asks for it; tiles of half the side when a problem has fewer tiles
-//                    than SMs)
+//                    offsets and at most two batch dims; realign_window_tile_transpose for
+//                    1- and 2-byte ones where a switch asks for it; tiles of half the side
+//                    when a problem has fewer tiles than SMs)
+// Most kernels load with an L2 evict_last policy (load_global in cuda_common.cuh), each
+// launcher asking l2_evict_last_loads with its A/B's verdict.
 // Kernels are templated on element width, vector width V (from the plan's alignment analysis)
 // and index width (32-bit unless an in-tile offset could overflow it; then V = 1).
 #include <algorithm>
