@@ -109,6 +109,16 @@ PlacedCase place(const Case& c) {
   return {in_address, out_address, plan_of(c, in_address, out_address)};
 }
 
+// A plan-choice check: whether `take(placed, grid)`, a lean kernel's argument builder given the
+// case's addresses and plan, takes the case, as `expected` says.
+template <typename Take>
+void expect_taken(const Case& c, bool expected, Take&& take) {
+  SCOPED_TRACE(c.name);
+  const PlacedCase placed = place(c);
+  dim3 grid;
+  EXPECT_EQ(take(placed, grid), expected) << placed.plan.explain();
+}
+
 // Runs the CUDA launcher on the CPU and checks every output element and every guard byte.
 void check_case(const Case& c, int sm_count = 1) {
   SCOPED_TRACE(c.name);
@@ -403,12 +413,12 @@ TEST(KernelsOnHost, WindowTilesShiftedAndUnshifted) {
 TEST(KernelsOnHost, LeanWindowPlans) {
   if (torch_transpose::lean_window_override() == torch_transpose::Override::Never) GTEST_SKIP() << "TORCH_TRANSPOSE_LEAN_WINDOW=0";
   auto takes = [](const Case& c, bool expected) {
-    SCOPED_TRACE(c.name);
-    const LayoutPlan plan = place(c).plan;
-    torch_transpose::LeanWindowArgs args;
-    dim3 grid;
-    EXPECT_EQ(torch_transpose::make_lean_window_args<64>(plan, 7, args, grid), expected) << plan.explain();
-    EXPECT_EQ(args.two_batch_dims, expected && c.sizes.size() == 4) << plan.explain();
+    expect_taken(c, expected, [&](const PlacedCase& placed, dim3& grid) {
+      torch_transpose::LeanWindowArgs args;
+      const bool taken = torch_transpose::make_lean_window_args<64>(placed.plan, 7, args, grid);
+      EXPECT_EQ(args.two_batch_dims, expected && c.sizes.size() == 4) << placed.plan.explain();
+      return taken;
+    });
   };
   for (int e : {4, 8}) {
     takes(permute_case({130, 257}, {1, 0}, e), true);
@@ -653,13 +663,11 @@ TEST(KernelsOnHost, LeanTiles) {
 TEST(KernelsOnHost, LeanTilePlans) {
   if (torch_transpose::lean_tile_override() == torch_transpose::Override::Never) GTEST_SKIP() << "TORCH_TRANSPOSE_LEAN_TILE=0";
   auto takes = [](const Case& c, bool expected) {
-    SCOPED_TRACE(c.name);
-    const LayoutPlan plan = place(c).plan;
-    torch_transpose::LeanTileArgs args;
-    dim3 grid;
-    const bool taken = c.element_bytes == 2 ? torch_transpose::make_lean_tile_args<128>(plan, args, grid)
-                                            : torch_transpose::make_lean_tile_args<64>(plan, args, grid);
-    EXPECT_EQ(taken, expected) << plan.explain();
+    expect_taken(c, expected, [&](const PlacedCase& placed, dim3& grid) {
+      torch_transpose::LeanTileArgs args;
+      return c.element_bytes == 2 ? torch_transpose::make_lean_tile_args<128>(placed.plan, args, grid)
+                                  : torch_transpose::make_lean_tile_args<64>(placed.plan, args, grid);
+    });
   };
   for (int e : {2, 4, 8})
     for (const Case& c : lean_cases(e)) takes(c, true);
@@ -692,16 +700,14 @@ TEST(KernelsOnHost, LeanNarrowTiles) {
 TEST(KernelsOnHost, LeanNarrowPlans) {
   if (torch_transpose::lean_narrow_override() == torch_transpose::Override::Never) GTEST_SKIP() << "TORCH_TRANSPOSE_LEAN_NARROW=0";
   auto takes = [](const Case& c, bool expected) {
-    SCOPED_TRACE(c.name);
-    const PlacedCase placed = place(c);
-    torch_transpose::NarrowArgs narrow;
-    bool dense_in = false;
-    torch_transpose::LeanNarrowArgs args;
-    dim3 grid;
-    const bool taken = c.element_bytes == 4 &&
-                       torch_transpose::make_narrow_args(placed.plan, placed.in_address, placed.out_address, narrow, dense_in) &&
-                       torch_transpose::make_lean_narrow_args(placed.plan, narrow, args, grid);
-    EXPECT_EQ(taken, expected) << placed.plan.explain();
+    expect_taken(c, expected, [&](const PlacedCase& placed, dim3& grid) {
+      torch_transpose::NarrowArgs narrow;
+      bool dense_in = false;
+      torch_transpose::LeanNarrowArgs args;
+      return c.element_bytes == 4 &&
+             torch_transpose::make_narrow_args(placed.plan, placed.in_address, placed.out_address, narrow, dense_in) &&
+             torch_transpose::make_lean_narrow_args(placed.plan, narrow, args, grid);
+    });
   };
   for (const Case& c : lean_narrow_cases()) takes(c, true);
   takes(permute_case({2, 3, 16, 1536}, {1, 0, 3, 2}, 4), false);  // two batch dims (swapped: no merging)
