@@ -35,7 +35,7 @@ inline Override compact_tile_override() {
   return setting;
 }
 
-template <typename T, int V>
+template <typename T, int V, bool kEvictLast>
 __global__ void __launch_bounds__(kCompactThreads, CompactTileShape<sizeof(T)>::kMinBlocks)
 compact_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const SquareTileArgs args) {
   constexpr int kTile = CompactTileShape<sizeof(T)>::kTile;
@@ -45,7 +45,7 @@ compact_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, con
   for (int64_t t = blockIdx.x; t < args.order.total; t += gridDim.x) {
     const TileSpot spot = args.locate(t);
     const int32_t a0 = static_cast<int32_t>(spot.ta * kTile), b0 = static_cast<int32_t>(spot.tb * kTile);
-    vector_tile<T, V, kTile, int32_t, SquareTileArgs, kCompactThreads>(false, in + spot.in_off, out + spot.out_off, a0,
+    vector_tile<T, V, kTile, int32_t, SquareTileArgs, kCompactThreads, kEvictLast>(false, in + spot.in_off, out + spot.out_off, a0,
                                                                        b0, in_sb, out_sa, args, tile, chunks);
     __syncthreads();  // the next tile reuses the shared buffer
   }

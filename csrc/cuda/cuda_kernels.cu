@@ -117,12 +117,15 @@ void launch_flat_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_t 
   const size_t smem = flat_tile_smem_bytes(args, sizeof(T));
   const unsigned int grid = grid_for(args.total_tiles, sm_count);
   if (plan.needs_64bit_index) {
-    launch_kernel(flat_tile_transpose_kernel<T, 1, 1, int64_t>, grid, kThreads, smem, stream, in, out, args);
+    launch_kernel(flat_tile_transpose_kernel<T, 1, 1, int64_t, false>, grid, kThreads, smem, stream, in, out, args);
     return;
   }
   with_side_vectors<kFullVector<T>>(load_v, store_v, [&](auto vin, auto vout) {
-    launch_kernel(flat_tile_transpose_kernel<T, vin.value, vout.value, int32_t>, grid, kThreads, smem, stream, in, out,
-                  args);
+    // Plain loads by rule: no suite case takes this kernel, so no A/B has measured the policy here.
+    with_bool(l2_evict_last_loads(false), [&](auto kEvictLast) {
+      launch_kernel(flat_tile_transpose_kernel<T, vin.value, vout.value, int32_t, kEvictLast.value>, grid, kThreads, smem,
+                    stream, in, out, args);
+    });
   });
 }
 
@@ -161,15 +164,23 @@ void launch_interleave(const NarrowArgs& narrow, bool dense_in, const T* in, T* 
   if constexpr (sizeof(T) <= 8) {  // wants_interleave refuses wider elements
     const InterleaveArgs args = interleave_args(narrow, dense_in);
     const unsigned int grid = grid_for(ceil_div(args.total_chunks, kInterleaveWarps), sm_count);
-    if (args.planar_in) {
-      with_interleave_c<interleave_max_c(sizeof(T), true)>(args.c, [&](auto c) {
-        launch_kernel(interleave_transpose_kernel<T, c.value, true>, grid, kThreads, 0, stream, in, out, args);
-      });
-    } else {
-      with_interleave_c<interleave_max_c(sizeof(T), false)>(args.c, [&](auto c) {
-        launch_kernel(interleave_transpose_kernel<T, c.value, false>, grid, kThreads, 0, stream, in, out, args);
-      });
-    }
+    // evict_last loads (v31 A/B by GPU time, ratio to copy, plain -> evict_last): planar inputs
+    // fp32 3x4194304 0.975 -> 0.992, NCHW->NHWC 32x3x224x224 0.996-1.000 -> 1.004-1.008, bf16
+    // level; dense inputs fp32 4194304x3 0.955-0.957 -> 0.973, 64x1024x3 level, but bf16
+    // NHWC->NCHW 32x224x224x3 0.926-0.928 -> 0.918-0.923, so 2-byte dense inputs keep plain loads.
+    with_bool(l2_evict_last_loads(!(sizeof(T) == 2 && dense_in)), [&](auto kEvictLast) {
+      if (args.planar_in) {
+        with_interleave_c<interleave_max_c(sizeof(T), true)>(args.c, [&](auto c) {
+          launch_kernel(interleave_transpose_kernel<T, c.value, true, kEvictLast.value>, grid, kThreads, 0, stream, in, out,
+                        args);
+        });
+      } else {
+        with_interleave_c<interleave_max_c(sizeof(T), false)>(args.c, [&](auto c) {
+          launch_kernel(interleave_transpose_kernel<T, c.value, false, kEvictLast.value>, grid, kThreads, 0, stream, in, out,
+                        args);
+        });
+      }
+    });
   }
 }
 
@@ -216,20 +227,28 @@ void launch_narrow_or_flat(const LayoutPlan& plan, const T* in, T* out, cudaStre
     if (launch_lean_narrow(plan, args, dense_in, in, out, stream)) return;
     if (wants_narrow_block(args, dense_in)) {
       const unsigned int grid = grid_for(args.total_tiles, sm_count);
-      dense_in ? launch_kernel(narrow_block_transpose_kernel<true>, grid, kThreads, 0, stream, in, out, args)
-               : launch_kernel(narrow_block_transpose_kernel<false>, grid, kThreads, 0, stream, in, out, args);
+      with_bool(dense_in, [&](auto kDenseIn) {
+        // Plain loads by rule: lean narrow tiles took every suite case, so no A/B has measured
+        // the policy here.
+        with_bool(l2_evict_last_loads(false), [&](auto kEvictLast) {
+          launch_kernel(narrow_block_transpose_kernel<kDenseIn.value, kEvictLast.value>, grid, kThreads, 0, stream, in, out,
+                        args);
+        });
+      });
       return;
     }
   }
   const int parts = narrow_warps_per_tile(args.n);
   const unsigned int grid = grid_for(ceil_div(args.total_tiles, kNarrowWarps / parts), sm_count);
   const size_t smem = narrow_smem_bytes<T>(args, parts);
-  auto launch = [&](auto kernel) { launch_kernel(kernel, grid, kNarrowWarps * 32, smem, stream, in, out, args); };
-  if (parts == 2) {
-    dense_in ? launch(narrow_transpose_kernel<T, true, 2>) : launch(narrow_transpose_kernel<T, false, 2>);
-  } else {
-    dense_in ? launch(narrow_transpose_kernel<T, true, 1>) : launch(narrow_transpose_kernel<T, false, 1>);
-  }
+  with_bool(dense_in, [&](auto kDenseIn) {
+    // Plain loads by rule: level in the v31 A/B (fp32 1000000x7 1.113-1.118 either way).
+    with_bool(l2_evict_last_loads(false), [&](auto kEvictLast) {
+      auto launch = [&](auto kernel) { launch_kernel(kernel, grid, kNarrowWarps * 32, smem, stream, in, out, args); };
+      parts == 2 ? launch(narrow_transpose_kernel<T, kDenseIn.value, 2, kEvictLast.value>)
+                 : launch(narrow_transpose_kernel<T, kDenseIn.value, 1, kEvictLast.value>);
+    });
+  });
 }
 
 // Calls launch(shifted, byte quads) as std::integral_constant<bool, ..> pairs: the realign window
@@ -380,9 +399,14 @@ bool launch_tma_pipeline(const LayoutPlan& plan, const void* in, void* out, cuda
 template <typename T>
 bool launch_tma_byte_tiles(const LayoutPlan& plan, const T* in, T* out, cudaStream_t stream, int sm_count) {
   if (!decide(tma_tile_override(), true)) return false;
-  if (wants_tma_persistent(plan.numel)) return launch_tma_pipeline<TmaPersistentTiles, false>(plan, in, out, stream, sm_count);
-  return l2_evict_last_loads(true) ? launch_tma_pipeline<TmaOneTilePerBlock, true>(plan, in, out, stream, sm_count)
-                               : launch_tma_pipeline<TmaOneTilePerBlock, false>(plan, in, out, stream, sm_count);
+  // evict_last loads in both pipelines; the persistent one (v31 A/B): int8 4096x4096 0.973-1.003
+  // -> 1.091 of copy.
+  const bool evict_last = l2_evict_last_loads(true);
+  if (wants_tma_persistent(plan.numel))
+    return evict_last ? launch_tma_pipeline<TmaPersistentTiles, true>(plan, in, out, stream, sm_count)
+                      : launch_tma_pipeline<TmaPersistentTiles, false>(plan, in, out, stream, sm_count);
+  return evict_last ? launch_tma_pipeline<TmaOneTilePerBlock, true>(plan, in, out, stream, sm_count)
+                    : launch_tma_pipeline<TmaOneTilePerBlock, false>(plan, in, out, stream, sm_count);
 }
 
 // Lean tiles (lean_tile_transpose.cuh) for full-vector plans that fit them and would not walk
@@ -431,16 +455,22 @@ void launch_transpose(const LayoutPlan& plan, const T* in, T* out, cudaStream_t 
     if (!plan.needs_64bit_index && wants_small_tiles(square_tile_count(plan, kTile), sm_count)) {
       constexpr int kSmall = SmallTileShape<sizeof(T)>::kTile;
       const SquareTileArgs small = SquareTileArgs::make(plan, kSmall);
-      launch_kernel(tile_transpose_kernel<T, V, int32_t, kSmall>, grid_for(small.order.total, sm_count), kThreads, 0,
-                    stream, in, out, small);
+      // Plain loads by rule: level in the v31 A/B (fp32 512x512 0.717-0.750 -> 0.737-0.738).
+      with_bool(l2_evict_last_loads(false), [&](auto kEvictLast) {
+        launch_kernel(tile_transpose_kernel<T, V, int32_t, kSmall, false, kEvictLast.value>,
+                      grid_for(small.order.total, sm_count), kThreads, 0, stream, in, out, small);
+      });
       return;
     }
   }
   if constexpr (V > 1 && V == kFullVector<T>) {
     if (wants_compact_tiles<T>(plan)) {
       const SquareTileArgs compact = SquareTileArgs::make(plan, CompactTileShape<sizeof(T)>::kTile);
-      launch_kernel(compact_tile_transpose_kernel<T, V>, grid_for(compact.order.total, sm_count), kCompactThreads, 0,
-                    stream, in, out, compact);
+      // evict_last loads: bf16 8256x8256 0.933-0.935 -> 0.953-0.956 of copy (v31 A/B).
+      with_bool(l2_evict_last_loads(true), [&](auto kEvictLast) {
+        launch_kernel(compact_tile_transpose_kernel<T, V, kEvictLast.value>, grid_for(compact.order.total, sm_count),
+                      kCompactThreads, 0, stream, in, out, compact);
+      });
       return;
     }
   }
@@ -463,7 +493,13 @@ void launch_transpose(const LayoutPlan& plan, const T* in, T* out, cudaStream_t 
       return;
     }
   }
-  launch_kernel(tile_transpose_kernel<T, V, int32_t>, grid, kThreads, 0, stream, in, out, args);
+  // Edge plans (and V below 16 bytes). evict_last loads reach the vector tiles only; v31 A/B:
+  // bf16 8200x8200 0.930-0.933 -> 0.956-0.961 of copy, but fp32 8200x8200 0.954 -> 0.946, so
+  // only 2-byte tiles take them (the reverse of lean tiles' verdict).
+  with_bool(V > 1 && l2_evict_last_loads(sizeof(T) == 2), [&](auto kEvictLast) {
+    launch_kernel(tile_transpose_kernel<T, V, int32_t, kTile, false, kEvictLast.value>, grid, kThreads, 0, stream, in, out,
+                  args);
+  });
 }
 
 // Lean rows (lean_row_copy.cuh) for short-row copies of whole 16-byte vectors that fit them;

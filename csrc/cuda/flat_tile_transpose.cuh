@@ -118,7 +118,7 @@ __device__ __forceinline__ void for_each_element(const FlatSide& side, const Vec
 
 // Global -> shared, in input order (outer = b, inner = a). Loads are issued kInFlight vectors
 // at a time before any shared store, so their latencies overlap.
-template <typename T, int V, typename Index>
+template <typename T, int V, typename Index, bool kEvictLast>
 __device__ __forceinline__ void flat_tile_load(const FlatTileArgs& args, const T* __restrict__ in,
                                                const int64_t* group_offsets, T* tile, int groups_here, int a_here,
                                                int b_here) {
@@ -134,7 +134,8 @@ __device__ __forceinline__ void flat_tile_load(const FlatTileArgs& args, const T
       if (spot[u].g < 0) continue;
       const T* group = in + group_offsets[spot[u].g];
       if (spot[u].whole) {
-        v[u] = *reinterpret_cast<const Vec<T, V>*>(group + static_cast<Index>(spot[u].outer) * s_outer + spot[u].inner);
+        v[u] = load_global<kEvictLast>(
+            reinterpret_cast<const Vec<T, V>*>(group + static_cast<Index>(spot[u].outer) * s_outer + spot[u].inner));
       } else {
         for_each_element<V>(side, spot[u], a_here, b_here, [&](int j, int o, int i) {
           v[u].v[j] = group[static_cast<Index>(o) * s_outer + static_cast<Index>(i) * s_inner];
@@ -176,7 +177,7 @@ __device__ __forceinline__ void flat_tile_store(const FlatTileArgs& args, T* __r
   }
 }
 
-template <typename T, int VIN, int VOUT, typename Index>
+template <typename T, int VIN, int VOUT, typename Index, bool kEvictLast>
 __global__ void __launch_bounds__(kThreads)
 flat_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const FlatTileArgs args) {
   int64_t* in_offsets = reinterpret_cast<int64_t*>(dynamic_smem());
@@ -201,7 +202,7 @@ flat_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const 
     __syncthreads();
     const int a_here = static_cast<int>(min(static_cast<int64_t>(args.tile_a), args.size_a - a0));
     const int b_here = static_cast<int>(min(static_cast<int64_t>(args.tile_b), args.size_b - b0));
-    flat_tile_load<T, VIN, Index>(args, in, in_offsets, tile, groups_here, a_here, b_here);
+    flat_tile_load<T, VIN, Index, kEvictLast>(args, in, in_offsets, tile, groups_here, a_here, b_here);
     __syncthreads();
     flat_tile_store<T, VOUT, Index>(args, out, out_offsets, tile, groups_here, a_here, b_here);
     __syncthreads();  // the next tile reuses the shared buffers

@@ -78,7 +78,7 @@ template <int C> __device__ __forceinline__ int interleave_slot(int i) { return 
 template <int C>
 constexpr int kInterleaveSlots = kInterleavePassVectors<C> + (C % 2 == 0 ? kInterleavePassVectors<C> / 8 : 0);
 
-template <typename T, int C, bool kPlanarIn>
+template <typename T, int C, bool kPlanarIn, bool kEvictLast>
 __global__ void __launch_bounds__(kThreads)
 interleave_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const InterleaveArgs args) {
   constexpr int V = 16 / static_cast<int>(sizeof(T));
@@ -115,7 +115,8 @@ interleave_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const
     if constexpr (kPlanarIn) {
 #pragma unroll
       for (int c = 0; c < C; ++c)
-        planar[c] = lane_on ? *reinterpret_cast<const Chunk*>(src + c * args.plane_stride + lane * V) : Chunk{};
+        planar[c] = lane_on ? load_global<kEvictLast>(reinterpret_cast<const Chunk*>(src + c * args.plane_stride + lane * V))
+                            : Chunk{};
 #pragma unroll
       for (int j = 0; j < C * V; ++j) dense[j / V].v[j % V] = planar[j % C].v[j / C];
 #pragma unroll
@@ -138,7 +139,7 @@ interleave_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const
 #pragma unroll
       for (int k = 0; k < C; ++k) {
         const int i = k * 32 + lane;
-        if (i < dense_vectors) slice[interleave_slot<C>(i)] = *reinterpret_cast<const Chunk*>(src + i * V);
+        if (i < dense_vectors) slice[interleave_slot<C>(i)] = load_global<kEvictLast>(reinterpret_cast<const Chunk*>(src + i * V));
       }
       __syncwarp();
 #pragma unroll

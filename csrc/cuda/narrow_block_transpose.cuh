@@ -95,7 +95,7 @@ __device__ __forceinline__ void narrow_block_tile(const uint32_t* __restrict__ s
   }
 }
 
-template <bool kDenseIn>
+template <bool kDenseIn, bool kEvictLast>
 __global__ void __launch_bounds__(kThreads, 8)
 narrow_block_transpose_kernel(const uint32_t* __restrict__ in, uint32_t* __restrict__ out, const NarrowArgs args) {
   __shared__ __align__(16) uint32_t tile[kNarrowBlockN * kNarrowBlockWide];
@@ -108,7 +108,7 @@ narrow_block_transpose_kernel(const uint32_t* __restrict__ in, uint32_t* __restr
     const int32_t w0 = static_cast<int32_t>(wt) * kNarrowBlockWide;
     const uint32_t* src = in + in_off + (kDenseIn ? w0 * kNarrowBlockN : w0);
     uint32_t* dst = out + out_off + (kDenseIn ? w0 : w0 * kNarrowBlockN);
-    narrow_block_tile<kDenseIn, kNarrowBlockWide, kThreads>(src, dst, stride, tile);
+    narrow_block_tile<kDenseIn, kNarrowBlockWide, kThreads, kEvictLast>(src, dst, stride, tile);
     __syncthreads();  // the next tile reuses the buffer
   }
 }

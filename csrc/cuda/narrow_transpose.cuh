@@ -78,7 +78,7 @@ __device__ __forceinline__ void narrow_tile_barrier() {
 // Lines side, global -> shared: lane l moves wide positions [l*V, l*V + V) of each line,
 // kNarrowInFlight lines at a time (all of them unrolled cost 110-255 registers: 2-byte and
 // 1-byte types spilled).
-template <typename T, int kParts>
+template <typename T, int kParts, bool kEvictLast>
 __device__ __forceinline__ void narrow_lines_load(const T* __restrict__ src, const NarrowArgs& args, int valid,
                                                   T* lines, int lane, int part) {
   constexpr int V = NarrowShape<T>::kV, P = NarrowShape<T>::kPitch;
@@ -93,7 +93,7 @@ __device__ __forceinline__ void narrow_lines_load(const T* __restrict__ src, con
       if (i >= args.n) break;
       const T* line = src + i * stride + lane * V;
       if (whole) {
-        v[u] = *reinterpret_cast<const Chunk*>(line);
+        v[u] = load_global<kEvictLast>(reinterpret_cast<const Chunk*>(line));
       } else {
         v[u] = Chunk{};
         for (int k = 0; k < V; ++k)
@@ -132,7 +132,7 @@ __device__ __forceinline__ void narrow_lines_store(T* __restrict__ dst, const Na
 // Dense side, global -> shared: the tile is valid * N consecutive elements; lane l moves
 // 16-byte chunks q * 32 + l, kNarrowInFlight at a time, and scatters each element (w, n) to
 // line n, position w.
-template <typename T, int kParts>
+template <typename T, int kParts, bool kEvictLast>
 __device__ __forceinline__ void narrow_dense_load(const T* __restrict__ src, const NarrowArgs& args, int valid,
                                                   T* lines, int lane, int part) {
   constexpr int V = NarrowShape<T>::kV, P = NarrowShape<T>::kPitch;
@@ -144,7 +144,7 @@ __device__ __forceinline__ void narrow_dense_load(const T* __restrict__ src, con
     for (int u = 0; u < kNarrowInFlight; ++u) {
       const int e0 = ((q0 + u * kParts) * 32 + lane) * V;
       if (e0 + V <= total) {
-        v[u] = *reinterpret_cast<const Chunk*>(src + e0);
+        v[u] = load_global<kEvictLast>(reinterpret_cast<const Chunk*>(src + e0));
       } else {
         v[u] = Chunk{};
         for (int k = 0; k < V; ++k)
@@ -207,7 +207,7 @@ __device__ __forceinline__ void narrow_dense_store(T* __restrict__ dst, const Na
 // shared memory: more warps fit an SM where shared memory is what limits them (N = 16).
 // Every thread of a block runs the same number of loop trips, so the barriers are uniform (the
 // host emulation makes __syncwarp block-wide).
-template <typename T, bool kDenseIn, int kParts>
+template <typename T, bool kDenseIn, int kParts, bool kEvictLast>
 __global__ void __launch_bounds__(kNarrowWarps * 32)
 narrow_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const NarrowArgs args) {
   constexpr int W = NarrowShape<T>::kWide;
@@ -231,9 +231,9 @@ narrow_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const Nar
       src = in + in_off + (kDenseIn ? w0 * args.n : w0);
       dst = out + out_off + (kDenseIn ? w0 : w0 * args.n);
       if (kDenseIn) {
-        narrow_dense_load<T, kParts>(src, args, valid, lines, lane, part);
+        narrow_dense_load<T, kParts, kEvictLast>(src, args, valid, lines, lane, part);
       } else {
-        narrow_lines_load<T, kParts>(src, args, valid, lines, lane, part);
+        narrow_lines_load<T, kParts, kEvictLast>(src, args, valid, lines, lane, part);
       }
     }
     narrow_tile_barrier<kParts>();
