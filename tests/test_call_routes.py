@@ -15,8 +15,8 @@ ops = torch.ops.torch_transpose
 
 # (name, call of the wrapper, the same through torch.ops, the unboxed entry point it should use)
 CALLS = [
-    ("transpose", lambda x: tt.transpose(x, 0, 2), lambda x: ops.transpose(x, 0, 2), "transpose_direct"),
-    ("permute", lambda x: tt.permute(x, [2, 0, 1]), lambda x: ops.permute(x, [2, 0, 1]), "permute_direct"),
+    ("transpose", lambda x: tt.transpose(x, 0, 2), lambda x: ops.transpose(x, 0, 2), "transpose_fast"),
+    ("permute", lambda x: tt.permute(x, [2, 0, 1]), lambda x: ops.permute(x, [2, 0, 1]), "permute_fast"),
     ("to_memory_format", lambda x: tt.to_memory_format(x[None], torch.channels_last),
      lambda x: ops.to_memory_format(x[None], torch.channels_last), "to_memory_format_direct"),
 ]
@@ -125,3 +125,37 @@ def test_errors_are_pytorch_types_on_the_unboxed_route():
         tt.permute(x, [1, 1])
     with pytest.raises(RuntimeError, match="shape"):
         tt.transpose(x, out=torch.empty(4, 6))
+
+
+def test_fast_entry_points_decline_what_they_do_not_serve(device):
+    # _C.transpose_fast / permute_fast serve plain tensors with exact int dims and no gradient
+    # wanted; for anything else they answer NotImplemented and the wrapper's general route runs
+    # (python_module.cpp). Each declined call must still give eager's values through the wrapper.
+    np = pytest.importorskip("numpy")
+    x = _input(device)
+    leaf = x.clone().requires_grad_()
+    permuted, transposed = x.permute(2, 0, 1).contiguous(), x.transpose(0, 2).contiguous()
+    declined = [  # (what, the fast entry's call, the wrapper's call, eager's result)
+        ("numpy int dim", lambda: _C.permute_fast(x, (np.int64(2), 0, 1)), lambda: tt.permute(x, (np.int64(2), 0, 1)),
+         permuted),
+        ("bool dim", lambda: _C.transpose_fast(x, False, 2), lambda: tt.transpose(x, False, 2), transposed),
+        ("tensor dim", lambda: _C.transpose_fast(x, torch.tensor(0), 2), lambda: tt.transpose(x, torch.tensor(0), 2),
+         transposed),
+        ("generator dims", lambda: _C.permute_fast(x, (d for d in (2, 0, 1))),
+         lambda: tt.permute(x, (d for d in (2, 0, 1))), permuted),
+        ("gradient wanted", lambda: _C.permute_fast(leaf, [2, 0, 1]), lambda: tt.permute(leaf, [2, 0, 1]), permuted),
+        ("subclass", lambda: _C.permute_fast(x.as_subclass(Tagged), [2, 0, 1]),
+         lambda: tt.permute(x.as_subclass(Tagged), [2, 0, 1]).as_subclass(torch.Tensor), permuted),
+    ]
+    for label, fast, wrapper, expected in declined:
+        assert fast() is NotImplemented, label
+        assert_bits_equal(wrapper().detach(), expected)
+    assert _C.transpose_fast(x, 0, 2**70) is NotImplemented  # beyond int64: the general route's error
+    with pytest.raises((TypeError, RuntimeError, IndexError)):
+        tt.transpose(x, 0, 2**70)
+    with FunctionRecorder():
+        assert _C.permute_fast(x, [2, 0, 1]) is NotImplemented
+    # Served: a plain tensor, ints in a list or a tuple, a tensor that needs no gradient here.
+    with torch.no_grad():
+        assert_bits_equal(_C.permute_fast(leaf, (2, 0, 1)), x.permute(2, 0, 1).contiguous())
+    assert_bits_equal(_C.transpose_fast(x, 0, 2), x.transpose(0, 2).contiguous())
