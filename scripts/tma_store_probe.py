@@ -18,27 +18,14 @@ import sys
 
 import torch
 
-try:
-    import triton
-    import triton.language as tl
-    from triton.testing import do_bench
-    from triton.tools.tensor_descriptor import TensorDescriptor
-except ImportError:
-    triton = None
+# The plain write kernel, the timer and the pattern size are the far-row probe's (same folder).
+from far_row_probe import FLOATS, median_ms, triton, write_tiles as write_plain
 
-MB = 1 << 20
-FLOATS = 64 * MB  # 256 MB of fp32 per pattern
 ROWS = COLS = 64
 
 if triton is not None:
-    @triton.jit
-    def write_plain(out_ptr, stride, ROWS: tl.constexpr, COLS: tl.constexpr):
-        t = tl.program_id(0)
-        g = tl.program_id(1)
-        r = tl.arange(0, ROWS)[:, None]
-        c = tl.arange(0, COLS)[None, :]
-        value = (r * COLS + c + t).to(tl.float32)
-        tl.store(out_ptr + (g * ROWS + r).to(tl.int64) * stride + t * COLS + c, value)
+    import triton.language as tl
+    from triton.tools.tensor_descriptor import TensorDescriptor
 
     @triton.jit
     def write_tma(out_desc, ROWS: tl.constexpr, COLS: tl.constexpr):
@@ -69,10 +56,6 @@ if triton is not None:
         r = (g * ROWS + tl.arange(0, ROWS)).to(tl.int64)[None, :]
         v = tl.load(in_ptr + l * in_stride + r, eviction_policy="evict_last")
         out_desc.store([g * ROWS, t * COLS], tl.trans(v))
-
-
-def median_ms(fn):
-    return do_bench(fn, warmup=25, rep=150, return_mode="median")
 
 
 def spacings():
