@@ -34,12 +34,13 @@ using at::Tensor;
 
 py::object not_implemented() { return py::reinterpret_borrow<py::object>(Py_NotImplemented); }
 
-// A plain torch.Tensor (not a subclass) with no torch-function mode active and no gradient wanted:
-// what the _direct entry points below also require of their callers.
-bool plain_call(PyObject* self) {
-  if (!THPVariable_CheckExact(self) || at::impl::torch_function_mode_enabled()) return false;
+// self's tensor when self is a plain torch.Tensor (not a subclass), no torch-function mode is
+// active and no gradient is wanted (what the _direct entry points below also require of their
+// callers); nullptr otherwise. The caller's reference to self keeps the tensor alive.
+const Tensor* plain_call(PyObject* self) {
+  if (!THPVariable_CheckExact(self) || at::impl::torch_function_mode_enabled()) return nullptr;
   const Tensor& t = THPVariable_Unpack(self);
-  return !(t.requires_grad() && at::GradMode::is_enabled());
+  return t.requires_grad() && at::GradMode::is_enabled() ? nullptr : &t;
 }
 
 // An exact Python int that fits int64 (bools, numpy ints and other __index__ types go the general
@@ -65,20 +66,20 @@ py::object run_without_gil(Op&& op) {
 void define_fast_entry_points(py::module_& m) {
   m.def("transpose_fast", [](py::handle self, py::handle dim0, py::handle dim1) -> py::object {
     int64_t d0 = 0, d1 = 0;
-    if (!plain_call(self.ptr()) || !exact_int(dim0.ptr(), d0) || !exact_int(dim1.ptr(), d1)) return not_implemented();
-    const Tensor& t = THPVariable_Unpack(self.ptr());  // the caller's reference keeps it alive
-    return run_without_gil([&] { return torch_transpose::transpose(t, d0, d1); });
+    const Tensor* t = plain_call(self.ptr());
+    if (t == nullptr || !exact_int(dim0.ptr(), d0) || !exact_int(dim1.ptr(), d1)) return not_implemented();
+    return run_without_gil([&] { return torch_transpose::transpose(*t, d0, d1); });
   }, "transpose() for a plain tensor and int dims, or NotImplemented: see python_module.cpp.");
   m.def("permute_fast", [](py::handle self, py::handle dims) -> py::object {
     PyObject* seq = dims.ptr();
     const bool is_list = PyList_CheckExact(seq);
-    if (!plain_call(self.ptr()) || !(is_list || PyTuple_CheckExact(seq))) return not_implemented();
+    const Tensor* t = plain_call(self.ptr());
+    if (t == nullptr || !(is_list || PyTuple_CheckExact(seq))) return not_implemented();
     const Py_ssize_t n = is_list ? PyList_GET_SIZE(seq) : PyTuple_GET_SIZE(seq);
     c10::SmallVector<int64_t, 8> perm(static_cast<size_t>(n));
     for (Py_ssize_t i = 0; i < n; ++i)
       if (!exact_int(is_list ? PyList_GET_ITEM(seq, i) : PyTuple_GET_ITEM(seq, i), perm[i])) return not_implemented();
-    const Tensor& t = THPVariable_Unpack(self.ptr());
-    return run_without_gil([&] { return torch_transpose::permute(t, perm); });
+    return run_without_gil([&] { return torch_transpose::permute(*t, perm); });
   }, "permute() for a plain tensor and a list or tuple of ints, or NotImplemented: see python_module.cpp.");
 }
 

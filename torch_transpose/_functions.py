@@ -30,7 +30,8 @@ def _direct(input: torch.Tensor, out: Optional[torch.Tensor] = None) -> bool:
     they exist): never while Dynamo traces (it cannot trace a pybind function), and only for
     plain tensors with no torch-function mode active, since only torch.ops honours
     __torch_function__. The order matters: under Dynamo the first test ends the expression.
-    transpose() and permute() repeat these tests inline on their fast paths."""
+    _C.transpose_fast and _C.permute_fast make the same tests in C++ (plain_call in
+    python_module.cpp): keep the two in step."""
     if torch.compiler.is_compiling() or _torch_function_mode_enabled():
         return False
     return type(input) is torch.Tensor and (out is None or type(out) is torch.Tensor)

@@ -126,12 +126,7 @@ __device__ __forceinline__ void vector_tile(bool edge, const T* __restrict__ src
     // Addresses are formed only for elements inside the tensor: the 32-bit index is proven
     // for those alone.
     if (edge && (static_cast<int64_t>(b0) + row >= args.size_b || !a_inside)) continue;
-    const Vec<T, V>* from = reinterpret_cast<const Vec<T, V>*>(src + (b0 + row) * in_sb + a0 + tx * V);
-    if constexpr (kEvictLast) {
-      v[i] = load_global<true>(from);
-    } else {
-      v[i] = *from;
-    }
+    v[i] = load_global<kEvictLast>(reinterpret_cast<const Vec<T, V>*>(src + (b0 + row) * in_sb + a0 + tx * V));
   }
 #pragma unroll
   for (int i = 0; i < kIters; ++i) {
