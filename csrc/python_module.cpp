@@ -15,6 +15,7 @@
 #include <torch/csrc/autograd/python_variable.h>
 #include <torch/extension.h>
 
+#include "fast_dispatch.h"
 #include "include/torch_transpose/torch_transpose.h"
 
 namespace {
@@ -30,7 +31,9 @@ using at::Tensor;
 // same tests are a few C API calls. Anything else (a subclass, a mode, a gradient wanted, dims
 // that are not exact ints in a list or tuple) gets NotImplemented back, and the wrapper takes its
 // general route, which raises PyTorch's own errors for bad arguments. Dynamo never reaches these:
-// the wrappers test torch.compiler.is_compiling() first.
+// the wrappers test torch.compiler.is_compiling() first. When nothing would stand between the
+// dispatcher and our CPU or CUDA kernel (no vmap, mode, autocast, tracer or profiler:
+// dispatch_reaches_kernels), they call that kernel directly, saving the dispatcher's two hops.
 
 py::object not_implemented() { return py::reinterpret_borrow<py::object>(Py_NotImplemented); }
 
@@ -68,6 +71,8 @@ void define_fast_entry_points(py::module_& m) {
     int64_t d0 = 0, d1 = 0;
     const Tensor* t = plain_call(self.ptr());
     if (t == nullptr || !exact_int(dim0.ptr(), d0) || !exact_int(dim1.ptr(), d1)) return not_implemented();
+    if (torch_transpose::dispatch_reaches_kernels(*t))
+      return run_without_gil([&] { return torch_transpose::transpose_kernel(*t, d0, d1); });
     return run_without_gil([&] { return torch_transpose::transpose(*t, d0, d1); });
   }, "transpose() for a plain tensor and int dims, or NotImplemented: see python_module.cpp.");
   m.def("permute_fast", [](py::handle self, py::handle dims) -> py::object {
@@ -79,8 +84,12 @@ void define_fast_entry_points(py::module_& m) {
     c10::SmallVector<int64_t, 8> perm(static_cast<size_t>(n));
     for (Py_ssize_t i = 0; i < n; ++i)
       if (!exact_int(is_list ? PyList_GET_ITEM(seq, i) : PyTuple_GET_ITEM(seq, i), perm[i])) return not_implemented();
+    if (torch_transpose::dispatch_reaches_kernels(*t))
+      return run_without_gil([&] { return torch_transpose::permute_kernel(*t, perm); });
     return run_without_gil([&] { return torch_transpose::permute(*t, perm); });
   }, "permute() for a plain tensor and a list or tuple of ints, or NotImplemented: see python_module.cpp.");
+  m.def("dispatch_reaches_kernels", &torch_transpose::dispatch_reaches_kernels,
+        "Whether the fast entry points call the CPU or CUDA kernel directly for this tensor now (fast_dispatch.h).");
 }
 
 void define_direct_entry_points(py::module_& m) {

@@ -2,6 +2,8 @@
 tensors go through the unboxed entry points in _C, everything that needs the Python layer
 (tensor subclasses, torch-function modes, Dynamo) through torch.ops. Both routes must give the
 same values and let PyTorch's machinery see the operator call."""
+import os
+
 import pytest
 import torch
 from torch.overrides import TorchFunctionMode
@@ -159,3 +161,41 @@ def test_fast_entry_points_decline_what_they_do_not_serve(device):
     with torch.no_grad():
         assert_bits_equal(_C.permute_fast(leaf, (2, 0, 1)), x.permute(2, 0, 1).contiguous())
     assert_bits_equal(_C.transpose_fast(x, 0, 2), x.transpose(0, 2).contiguous())
+
+
+def test_fast_entries_call_the_kernels_directly_only_when_nothing_would_intercept(device):
+    # When dispatch would reach our CPU or CUDA kernel with nothing in between, the fast entries
+    # call that kernel directly (csrc/fast_dispatch.h). Everything that intercepts a dispatched
+    # call must still see it: vmap, dispatch modes, autocast, conjugate views, functionalization
+    # and the profiler's op records. Each case checks the route and eager's values through the
+    # wrapper.
+    x = _input(device)
+    if os.environ.get("TORCH_TRANSPOSE_FAST_DIRECT") != "0":
+        assert _C.dispatch_reaches_kernels(x)
+        with torch.inference_mode():
+            assert _C.dispatch_reaches_kernels(torch.randn(2, 3, device=device))
+    expected = x.permute(2, 0, 1).contiguous()
+
+    routes = []
+
+    def reverse_and_note(t):
+        routes.append(_C.dispatch_reaches_kernels(t))
+        return tt.permute(t, list(range(t.dim()))[::-1])
+
+    assert_bits_equal(torch.vmap(reverse_and_note)(x), x.permute(0, 2, 1).contiguous())
+    assert_bits_equal(torch.func.functionalize(reverse_and_note)(x), x.permute(2, 1, 0).contiguous())
+    assert routes == [False, False]
+
+    with DispatchRecorder():
+        assert not _C.dispatch_reaches_kernels(x)
+    with torch.autocast(device_type=device):
+        assert not _C.dispatch_reaches_kernels(x)
+        assert_bits_equal(tt.permute(x, [2, 0, 1]), expected)
+    z = torch.randn(3, 4, dtype=torch.complex64, device=device).conj()
+    assert not _C.dispatch_reaches_kernels(z)
+    assert_bits_equal(tt.transpose(z, 0, 1), z.t().contiguous())
+
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
+        assert not _C.dispatch_reaches_kernels(x)
+        assert_bits_equal(tt.permute(x, [2, 0, 1]), expected)
+    assert "torch_transpose::permute" in {e.name for e in prof.events()}

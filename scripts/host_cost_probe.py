@@ -1,0 +1,102 @@
+"""Probe (not the library, not the suite): the host cost of each step of one CUDA call, timed in
+C++ so that no Python call is counted (scripts/host_breakdown_probe.py times from Python).
+
+A small C++ extension (built here with torch.utils.cpp_extension.load_inline, C++ only) loops
+each step `calls` times while the GPU is held by a sleep kernel, so every launch only queues:
+  * the op through the dispatcher (what a LibTorch caller pays; the Python fast entry adds its
+    argument checks and the wrapping of the result),
+  * the op's CUDA kernel function alone (redispatch to the CUDA key: no autograd hop),
+  * the out= op into a preallocated output (no allocation),
+  * at::empty of the result's shape (allocation and free through the dispatcher) and
+    at::detail::empty_cuda (the same without it),
+  * the device guard, device properties and current stream that the op looks up,
+  * copy_ of the same bytes (the benchmark's ceiling) and a 16-byte cudaMemsetAsync (the cost
+    of queueing any work).
+
+    python3 scripts/host_cost_probe.py ["bf16 NCHW->NHWC 32x3x224x224"]   # on the GPU machine
+"""
+import sys
+
+import torch
+from torch.utils.cpp_extension import load_inline
+
+sys.path.insert(0, ".")
+from bench import cases as case_defs  # noqa: E402
+
+SOURCE = r"""
+#include <torch/extension.h>
+#include <ATen/cuda/CUDAContext.h>
+#include <ATen/cuda/EmptyTensor.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <chrono>
+
+template <typename F> double per_call_us(int64_t n, F&& f) {
+  const auto start = std::chrono::steady_clock::now();
+  for (int64_t i = 0; i < n; ++i) f();
+  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count() / n;
+}
+
+double step(int64_t which, const at::Tensor& x, std::vector<int64_t> dims, const at::Tensor& out,
+            const at::Tensor& src, const at::Tensor& dst, int64_t n) {
+  auto& d = c10::Dispatcher::singleton();
+  static auto permute = d.findSchemaOrThrow("torch_transpose::permute", "").typed<at::Tensor(const at::Tensor&, at::IntArrayRef)>();
+  static auto permute_out = d.findSchemaOrThrow("torch_transpose::permute_out", "")
+                                .typed<void(const at::Tensor&, at::IntArrayRef, const at::Tensor&)>();
+  volatile int64_t sink = 0;
+  switch (which) {
+    case 0: return per_call_us(n, [&] { permute.call(x, dims); });
+    case 1: return per_call_us(n, [&] { permute.redispatch(c10::DispatchKeySet(c10::DispatchKey::CUDA), x, dims); });
+    case 2: return per_call_us(n, [&] { permute_out.call(x, dims, out); });
+    case 3: return per_call_us(n, [&] { at::empty(out.sizes(), out.options()); });
+    case 4: return per_call_us(n, [&] { at::detail::empty_cuda(out.sizes(), out.scalar_type(), out.device(), std::nullopt); });
+    case 5: return per_call_us(n, [&] {
+      const c10::cuda::CUDAGuard guard(x.device());
+      sink = sink + at::cuda::getCurrentDeviceProperties()->multiProcessorCount;
+      sink = sink + reinterpret_cast<int64_t>(at::cuda::getCurrentCUDAStream().stream());
+    });
+    case 6: return per_call_us(n, [&] { dst.copy_(src); });
+    case 7: return per_call_us(n, [&] {
+      C10_CUDA_CHECK(cudaMemsetAsync(dst.data_ptr(), 0, 16, at::cuda::getCurrentCUDAStream().stream()));
+    });
+  }
+  return -1;
+}
+"""
+
+STEPS = [
+    "op through the dispatcher (alloc, plan, launch, free)",
+    "the op's CUDA kernel function (no autograd hop)",
+    "out= op, preallocated output (no alloc)",
+    "at::empty of the result + free",
+    "at::detail::empty_cuda + free",
+    "device guard + properties + current stream",
+    "copy_ of the same bytes",
+    "cudaMemsetAsync of 16 bytes (queueing alone)",
+]
+
+
+def main(argv):
+    import torch_transpose  # noqa: F401  (registers the ops)
+
+    name = argv[0] if argv else "bf16 NCHW->NHWC 32x3x224x224"
+    case = next(c for c in case_defs.suite("cuda") if c.name == name)
+    ext = load_inline("host_cost_probe", cpp_sources=SOURCE, functions=["step"], with_cuda=True, verbose=False)
+    x = case.make_input("cuda")
+    dims = list(case.op[1])
+    out = x.permute(dims).contiguous()
+    src = x.reshape(-1).clone()
+    dst = torch.empty_like(src)
+    print(f"{name}: host us per call, C++ loops of 1000 calls with the GPU held (best / worst of 5)")
+    for which, label in enumerate(STEPS):
+        ext.step(which, x, dims, out, src, dst, 50)  # warm-up
+        times = []
+        for _ in range(5):
+            torch.cuda.synchronize()
+            torch.cuda._sleep(200_000_000)
+            times.append(ext.step(which, x, dims, out, src, dst, 1000))
+            torch.cuda.synchronize()
+        print(f"  {label:56s} {min(times):6.2f} / {max(times):6.2f}", flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
