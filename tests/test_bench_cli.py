@@ -92,3 +92,32 @@ def test_ab_refuses_a_filter_that_matches_nothing(shapes):
     done = subprocess.run([sys.executable, "-m", "bench.ab_gpu_time", "--device", "cpu", "--cases", "no such case",
                            *shapes], capture_output=True, text=True, timeout=300)
     assert done.returncode != 0 and "no cpu suite case matches" in done.stderr
+
+
+def test_small_cases_take_interleaved_rounds_and_keep_the_median(monkeypatch):
+    # Cases under SMALL_BYTES are host-bound on the GPU: each implementation is timed once per
+    # round, in turn, and keeps its median round (bench/run.py says why); larger cases once.
+    order = []
+    fake_seconds = iter([3.0, 1.0, 2.0, 6.0, 4.0, 5.0])  # ours, copy, ours, copy, ours, copy
+
+    def fake_timer(fn, min_run_time):
+        order.append(fn)
+        return next(fake_seconds)
+
+    monkeypatch.setattr(run.timing, "median_seconds", fake_timer)
+    args = run.parse_args(["--device", "cpu", "--small-rounds", "3"])
+    case = next(c for c in run.case_defs.suite("cpu") if c.name == "fp32 NCHW->NHWC 16x64x56x56")
+    assert 2 * case.make_input("cpu").numel() * 4 < run.SMALL_BYTES
+    records = run.measure_case(case, args, 0.01, ["torch_transpose", "copy"])
+    ours, copy = records
+    assert len(order) == 6 and order[0] is order[2] is order[4] and order[1] is order[3] is order[5]
+    assert order[0] is not order[1]
+    assert ours["round_ms"] == [3000.0, 2000.0, 4000.0] and ours["median_ms"] == 3000.0
+    assert copy["round_ms"] == [1000.0, 6000.0, 5000.0] and copy["median_ms"] == 5000.0
+    assert ours["ratio_to_copy"] == pytest.approx(5.0 / 3.0)
+
+    big = next(c for c in run.case_defs.suite("cpu") if c.name == "fp32 4096x4096")  # 134 MB
+    order.clear()
+    fake_seconds = iter([1.0, 1.0])
+    records = run.measure_case(big, args, 0.01, ["torch_transpose", "copy"])
+    assert len(order) == 2 and all("round_ms" not in r for r in records)
