@@ -6,7 +6,8 @@
 // the result back, which cost about 4 of the 9-10 us of a small call on the CPU (2026-11-30,
 // `python -m bench.host_overhead`). These functions call the same operators through the dispatcher
 // (csrc/api.cpp), so autograd, vmap, fake tensors, dispatch modes, CUDA graphs and the JIT
-// tracer see exactly what they see through torch.ops. What they skip is the Python layer:
+// tracer see exactly what they see through torch.ops (the functional fast entries skip it only
+// where none of these is active: dispatch_reaches_kernels). What they skip is the Python layer:
 // __torch_function__ (tensor subclasses and torch-function modes) and Dynamo, which cannot
 // trace a pybind function. The wrappers (torch_transpose/_functions.py) call them only when
 // neither can be involved. As torch.ops does, they release the GIL while the op runs.
@@ -25,7 +26,7 @@ using at::Tensor;
 
 // ---- fast entry points: the wrappers' common call, checked and run in one C++ call ------------
 //
-// transpose() and permute() without out= mostly see a plain tensor, Python ints, no
+// transpose() and permute() mostly see a plain tensor (and a plain out=), Python ints, no
 // torch-function mode and no gradient wanted. Testing that in Python (five calls) and converting
 // dims (list(map(operator.index, dims))) cost 0.7-1 us of a 2.7 us call on the CPU VM; here the
 // same tests are a few C API calls. Anything else (a subclass, a mode, a gradient wanted, dims
@@ -33,7 +34,9 @@ using at::Tensor;
 // general route, which raises PyTorch's own errors for bad arguments. Dynamo never reaches these:
 // the wrappers test torch.compiler.is_compiling() first. When nothing would stand between the
 // dispatcher and our CPU or CUDA kernel (no vmap, mode, autocast, tracer or profiler:
-// dispatch_reaches_kernels), they call that kernel directly, saving the dispatcher's two hops.
+// dispatch_reaches_kernels), the functional entries call that kernel directly, saving the
+// dispatcher's two hops; the out= entries always dispatch (the autograd kernel bumps out's
+// version counter, and errors for out= with gradients wanted).
 
 py::object not_implemented() { return py::reinterpret_borrow<py::object>(Py_NotImplemented); }
 
@@ -55,6 +58,26 @@ bool exact_int(PyObject* o, int64_t& value) {
   return overflow == 0;
 }
 
+// out= for the out= fast entries: a plain torch.Tensor that wants no gradient (out= refuses
+// gradients, with the error the general route raises); nullptr otherwise.
+const Tensor* plain_out(PyObject* out) {
+  if (!THPVariable_CheckExact(out)) return nullptr;
+  const Tensor& t = THPVariable_Unpack(out);
+  return t.requires_grad() && at::GradMode::is_enabled() ? nullptr : &t;
+}
+
+// dims as exact ints from an exact list or tuple; false for anything else (the general route
+// converts it as Tensor.permute does, or raises its error).
+bool exact_int_sequence(PyObject* seq, c10::SmallVector<int64_t, 8>& values) {
+  const bool is_list = PyList_CheckExact(seq);
+  if (!is_list && !PyTuple_CheckExact(seq)) return false;
+  const Py_ssize_t n = is_list ? PyList_GET_SIZE(seq) : PyTuple_GET_SIZE(seq);
+  values.resize(static_cast<size_t>(n));
+  for (Py_ssize_t i = 0; i < n; ++i)
+    if (!exact_int(is_list ? PyList_GET_ITEM(seq, i) : PyTuple_GET_ITEM(seq, i), values[i])) return false;
+  return true;
+}
+
 // Runs the op without the GIL (as torch.ops does) and wraps its result.
 template <typename Op>
 py::object run_without_gil(Op&& op) {
@@ -64,6 +87,17 @@ py::object run_without_gil(Op&& op) {
     result = op();
   }
   return py::reinterpret_steal<py::object>(THPVariable_Wrap(std::move(result)));
+}
+
+// Runs an out= op without the GIL and returns the caller's out object itself, as out= functions
+// do. These go through the dispatcher: its autograd kernel bumps out's version counter.
+template <typename Op>
+py::object run_out_without_gil(py::handle out, Op&& op) {
+  {
+    py::gil_scoped_release no_gil;
+    op();
+  }
+  return py::reinterpret_borrow<py::object>(out);
 }
 
 void define_fast_entry_points(py::module_& m) {
@@ -76,18 +110,27 @@ void define_fast_entry_points(py::module_& m) {
     return run_without_gil([&] { return torch_transpose::transpose(*t, d0, d1); });
   }, "transpose() for a plain tensor and int dims, or NotImplemented: see python_module.cpp.");
   m.def("permute_fast", [](py::handle self, py::handle dims) -> py::object {
-    PyObject* seq = dims.ptr();
-    const bool is_list = PyList_CheckExact(seq);
+    c10::SmallVector<int64_t, 8> perm;
     const Tensor* t = plain_call(self.ptr());
-    if (t == nullptr || !(is_list || PyTuple_CheckExact(seq))) return not_implemented();
-    const Py_ssize_t n = is_list ? PyList_GET_SIZE(seq) : PyTuple_GET_SIZE(seq);
-    c10::SmallVector<int64_t, 8> perm(static_cast<size_t>(n));
-    for (Py_ssize_t i = 0; i < n; ++i)
-      if (!exact_int(is_list ? PyList_GET_ITEM(seq, i) : PyTuple_GET_ITEM(seq, i), perm[i])) return not_implemented();
+    if (t == nullptr || !exact_int_sequence(dims.ptr(), perm)) return not_implemented();
     if (torch_transpose::dispatch_reaches_kernels(*t))
       return run_without_gil([&] { return torch_transpose::permute_kernel(*t, perm); });
     return run_without_gil([&] { return torch_transpose::permute(*t, perm); });
   }, "permute() for a plain tensor and a list or tuple of ints, or NotImplemented: see python_module.cpp.");
+  m.def("transpose_out_fast", [](py::handle self, py::handle dim0, py::handle dim1, py::handle out) -> py::object {
+    int64_t d0 = 0, d1 = 0;
+    const Tensor* t = plain_call(self.ptr());
+    const Tensor* o = plain_out(out.ptr());
+    if (t == nullptr || o == nullptr || !exact_int(dim0.ptr(), d0) || !exact_int(dim1.ptr(), d1)) return not_implemented();
+    return run_out_without_gil(out, [&] { torch_transpose::transpose_out(*t, d0, d1, *o); });
+  }, "transpose(out=) for plain tensors and int dims, or NotImplemented: see python_module.cpp.");
+  m.def("permute_out_fast", [](py::handle self, py::handle dims, py::handle out) -> py::object {
+    c10::SmallVector<int64_t, 8> perm;
+    const Tensor* t = plain_call(self.ptr());
+    const Tensor* o = plain_out(out.ptr());
+    if (t == nullptr || o == nullptr || !exact_int_sequence(dims.ptr(), perm)) return not_implemented();
+    return run_out_without_gil(out, [&] { torch_transpose::permute_out(*t, perm, *o); });
+  }, "permute(out=) for plain tensors and a list or tuple of ints, or NotImplemented: see python_module.cpp.");
   m.def("dispatch_reaches_kernels", &torch_transpose::dispatch_reaches_kernels,
         "Whether the fast entry points call the CPU or CUDA kernel directly for this tensor now (fast_dispatch.h).");
 }

@@ -1,10 +1,22 @@
 import os
+import subprocess
+from pathlib import Path
 
-import pytest
-import torch
-from hypothesis import HealthCheck, settings
+# Inductor (the AOTInductor tests and C++ fixtures) compiles with $CXX, read when its config is
+# first imported, so this comes before torch. On our GPU machine the default CXX builds code that
+# crashes inside the process (README, "Notes for the GPU machine"); scripts/test_cxx.sh picks the
+# compiler, `make test` and scripts/gpu_check.sh pass its choice, and a bare `pytest` takes the
+# same choice here (session 29 lost a GPU call to a bare run that crashed in aoti_load_package).
+_test_cxx = subprocess.run(["bash", str(Path(__file__).resolve().parent.parent / "scripts" / "test_cxx.sh")],
+                           capture_output=True, text=True, check=False).stdout.strip()
+if _test_cxx:
+    os.environ["CXX"] = _test_cxx
 
-import torch_transpose  # noqa: F401  (registers the operators for every test module)
+import pytest  # noqa: E402
+import torch  # noqa: E402
+from hypothesis import HealthCheck, settings  # noqa: E402
+
+import torch_transpose  # noqa: F401,E402  (registers the operators for every test module)
 
 # Hypothesis profiles: "ci" is bounded for the 2-core CI machine, "long" is the pre-release
 # fuzz run (at least 10,000 cases per op per device; see tests/test_fuzz.py).

@@ -42,7 +42,7 @@ def test_plain_tensors_take_the_unboxed_route(device, monkeypatch, name, call, r
 
 def test_out_variants_take_the_unboxed_route(device, monkeypatch):
     taken = []
-    for entry in ("transpose_out_direct", "permute_out_direct"):
+    for entry in ("transpose_out_fast", "permute_out_fast"):
         real = getattr(_C, entry)
         monkeypatch.setattr(_C, entry, lambda *args, real=real, entry=entry: taken.append(entry) or real(*args))
     x = _input(device)
@@ -51,7 +51,7 @@ def test_out_variants_take_the_unboxed_route(device, monkeypatch):
     before = buffer.clone()
     tt.transpose(x[:, :, 0], out=out)
     tt.permute(x[:, :, 1], [1, 0], out=out)
-    assert taken == ["transpose_out_direct", "permute_out_direct"]
+    assert taken == ["transpose_out_fast", "permute_out_fast"]
     assert_bits_equal(out, x[:, :, 1].t())
     untouched = torch.ones_like(buffer, dtype=torch.bool)
     untouched[1:4, 1:9:2] = False
@@ -161,6 +161,42 @@ def test_fast_entry_points_decline_what_they_do_not_serve(device):
     with torch.no_grad():
         assert_bits_equal(_C.permute_fast(leaf, (2, 0, 1)), x.permute(2, 0, 1).contiguous())
     assert_bits_equal(_C.transpose_fast(x, 0, 2), x.transpose(0, 2).contiguous())
+
+
+def test_out_fast_entry_points_decline_what_they_do_not_serve(device):
+    # _C.transpose_out_fast / permute_out_fast serve plain tensors, a plain out and exact int dims
+    # with no gradient wanted, and return the out object itself; otherwise NotImplemented, and
+    # the wrapper's general route serves the call or raises PyTorch's error.
+    np = pytest.importorskip("numpy")
+    x = _input(device)
+    expected = x.permute(2, 0, 1).contiguous()
+    out = torch.empty_like(expected)
+    leaf = x.clone().requires_grad_()
+    out_leaf = torch.empty_like(expected).requires_grad_()
+    assert _C.permute_out_fast(x, (np.int64(2), 0, 1), out) is NotImplemented
+    assert _C.permute_out_fast(x, [2, 0, 1], out.as_subclass(Tagged)) is NotImplemented
+    assert _C.transpose_out_fast(x, 0, True, out) is NotImplemented
+    assert _C.permute_out_fast(leaf, [2, 0, 1], out) is NotImplemented
+    assert _C.permute_out_fast(x, [2, 0, 1], out_leaf) is NotImplemented
+    for source, target in ((leaf, out), (x, out_leaf)):  # the general route refuses these
+        with pytest.raises(RuntimeError, match="don't support automatic differentiation"):
+            tt.permute(source, [2, 0, 1], out=target)
+    out.fill_(float("nan"))
+    assert tt.permute(x, (np.int64(2), 0, 1), out=out) is out  # declined, served by the general route
+    assert_bits_equal(out, expected)
+    with FunctionRecorder():
+        assert _C.permute_out_fast(x, [2, 0, 1], out) is NotImplemented
+    # Served: the out object comes back, written, with its version bumped.
+    out.fill_(float("nan"))
+    version = out._version
+    assert _C.permute_out_fast(x, (2, 0, 1), out) is out
+    assert_bits_equal(out, expected)
+    assert out._version > version
+    transposed = x.transpose(0, 2).contiguous()
+    out_t = torch.full_like(transposed, float("nan"))
+    with torch.no_grad():
+        assert _C.transpose_out_fast(leaf, 0, 2, out_t) is out_t
+    assert_bits_equal(out_t, transposed)
 
 
 def test_fast_entries_call_the_kernels_directly_only_when_nothing_would_intercept(device):

@@ -48,12 +48,16 @@ def transpose(input: torch.Tensor, dim0: int = -2, dim1: int = -1, *, out: Optio
     Raises IndexError for dims out of range (as ``Tensor.transpose`` does) and RuntimeError for
     a mismatched or overlapping ``out``.
     """
-    # The common call (eager, a plain tensor, int dims, no out, no gradient wanted): _C's fast
-    # entry point makes _direct's and _needs_grad's tests itself and runs the op, or answers
-    # NotImplemented (python_module.cpp says why: 0.7-1 us a call). Dynamo must not see it: the
-    # is_compiling test, which Dynamo folds to True, comes before it, as in _direct.
-    if out is None and not _is_compiling():
-        result = _C.transpose_fast(input, dim0, dim1)
+    # The common call (eager, plain tensors, int dims, no gradient wanted): _C's fast entry
+    # points make _direct's and _needs_grad's tests themselves and run the op, or answer
+    # NotImplemented (python_module.cpp says why: 0.7-1 us a call, about 2 with out=). Dynamo
+    # must not see them: the is_compiling test, which Dynamo folds to True, comes first, as in
+    # _direct.
+    if not _is_compiling():
+        if out is None:
+            result = _C.transpose_fast(input, dim0, dim1)
+        else:
+            result = _C.transpose_out_fast(input, dim0, dim1, out)
         if result is not NotImplemented:
             return result
     return _transpose(input, dim0, dim1, out)
@@ -81,9 +85,9 @@ def permute(input: torch.Tensor, dims: Sequence[int], *, out: Optional[torch.Ten
     this converts layout. Raises IndexError for dims out of range and RuntimeError for a
     wrong-length or repeated ``dims`` or a mismatched ``out``.
     """
-    # The fast path of transpose(), for permute.
-    if out is None and not _is_compiling():
-        result = _C.permute_fast(input, dims)
+    # The fast paths of transpose(), for permute.
+    if not _is_compiling():
+        result = _C.permute_fast(input, dims) if out is None else _C.permute_out_fast(input, dims, out)
         if result is not NotImplemented:
             return result
     return _permute(input, dims, out)
