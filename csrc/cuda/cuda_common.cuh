@@ -53,6 +53,19 @@ struct alignas(sizeof(T) * V) Vec {
 // 0.955, int8 4096x4096 0.99 -> 1.09); 4-byte edge tiles lost (fp32 8200x8200 0.954 -> 0.946),
 // and the narrow warp-pair and small tiles were level, so those keep plain loads, as do the flat
 // tile and narrow block kernels (no case measured). Each launcher states its rule.
+//
+// TORCH_TRANSPOSE_L2_PREFETCH_256, a build option (setup.py passes the names in
+// TORCH_TRANSPOSE_NVCC_DEFINES to nvcc), adds PTX's .L2::256B prefetch size to the evict_last
+// loads: L2 then fetches the aligned 256 bytes around each miss, as the copy engine's 256-byte L2
+// promotion does for its loads (the one-tile TMA pipeline gained from it, bench/NOTES.md v20).
+// For an A/B of two builds on the kernels whose runs start off the 256-byte grid (the 5-D box
+// tiles' 480-byte runs, the odd shapes' window tiles); no build has been measured with it yet.
+#if defined(TORCH_TRANSPOSE_L2_PREFETCH_256)
+#define TT_L2_PREFETCH ".L2::256B"
+#else
+#define TT_L2_PREFETCH ""
+#endif
+
 template <bool kEvictLast, typename V>
 __device__ __forceinline__ V load_global(const V* p) {
   static_assert(sizeof(V) == 1 || sizeof(V) == 2 || sizeof(V) == 4 || sizeof(V) == 8 || sizeof(V) == 16,
@@ -68,25 +81,25 @@ __device__ __forceinline__ V load_global(const V* p) {
     V v;
     if constexpr (sizeof(V) == 16) {
       uint4 u;
-      asm("ld.global.L1::evict_last.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+      asm("ld.global.L1::evict_last.L2::cache_hint" TT_L2_PREFETCH ".v4.u32 {%0, %1, %2, %3}, [%4], %5;"
           : "=r"(u.x), "=r"(u.y), "=r"(u.z), "=r"(u.w)
           : "l"(p), "l"(policy));
       memcpy(&v, &u, sizeof(v));
     } else if constexpr (sizeof(V) == 8) {
       uint2 u;
-      asm("ld.global.L1::evict_last.L2::cache_hint.v2.u32 {%0, %1}, [%2], %3;" : "=r"(u.x), "=r"(u.y) : "l"(p), "l"(policy));
+      asm("ld.global.L1::evict_last.L2::cache_hint" TT_L2_PREFETCH ".v2.u32 {%0, %1}, [%2], %3;" : "=r"(u.x), "=r"(u.y) : "l"(p), "l"(policy));
       memcpy(&v, &u, sizeof(v));
     } else if constexpr (sizeof(V) == 4) {
       uint32_t u;
-      asm("ld.global.L1::evict_last.L2::cache_hint.u32 %0, [%1], %2;" : "=r"(u) : "l"(p), "l"(policy));
+      asm("ld.global.L1::evict_last.L2::cache_hint" TT_L2_PREFETCH ".u32 %0, [%1], %2;" : "=r"(u) : "l"(p), "l"(policy));
       memcpy(&v, &u, sizeof(v));
     } else if constexpr (sizeof(V) == 2) {
       uint16_t u;
-      asm("ld.global.L1::evict_last.L2::cache_hint.u16 %0, [%1], %2;" : "=h"(u) : "l"(p), "l"(policy));
+      asm("ld.global.L1::evict_last.L2::cache_hint" TT_L2_PREFETCH ".u16 %0, [%1], %2;" : "=h"(u) : "l"(p), "l"(policy));
       memcpy(&v, &u, sizeof(v));
     } else {
       uint32_t u;
-      asm("ld.global.L1::evict_last.L2::cache_hint.u8 %0, [%1], %2;" : "=r"(u) : "l"(p), "l"(policy));
+      asm("ld.global.L1::evict_last.L2::cache_hint" TT_L2_PREFETCH ".u8 %0, [%1], %2;" : "=r"(u) : "l"(p), "l"(policy));
       const uint8_t b = static_cast<uint8_t>(u);
       memcpy(&v, &b, sizeof(v));
     }
