@@ -50,7 +50,7 @@ def transpose(input: torch.Tensor, dim0: int = -2, dim1: int = -1, *, out: Optio
     """
     # The common call (eager, plain tensors, int dims, no gradient wanted): _C's fast entry
     # points make _direct's and _needs_grad's tests themselves and run the op, or answer
-    # NotImplemented (python_module.cpp says why: 0.7-1 us a call, about 2 with out=). Dynamo
+    # NotImplemented (python_module.cpp says why: 0.7-1.2 us a call, out= or not). Dynamo
     # must not see them: the is_compiling test, which Dynamo folds to True, comes first, as in
     # _direct.
     if not _is_compiling():
