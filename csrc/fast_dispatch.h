@@ -20,5 +20,6 @@ bool dispatch_reaches_kernels(const at::Tensor& self);
 // The ops' CPU and CUDA kernels (csrc/ops.cpp), for callers that dispatch_reaches_kernels.
 at::Tensor transpose_kernel(const at::Tensor& self, int64_t dim0, int64_t dim1);
 at::Tensor permute_kernel(const at::Tensor& self, at::IntArrayRef dims);
+at::Tensor to_memory_format_kernel(const at::Tensor& self, at::MemoryFormat memory_format);
 
 }  // namespace torch_transpose

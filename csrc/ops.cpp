@@ -293,6 +293,12 @@ Tensor permute_kernel(const Tensor& self, IntArrayRef dims) {
   return permute_into_new("permute", self, checked_permutation("permute", self, dims), Allocation::Direct);
 }
 
+// Allocates through at::empty_like still: its memory format handling (preserve_format, the rank
+// a format needs, and the error when it does not fit) is PyTorch's own.
+Tensor to_memory_format_kernel(const Tensor& self, at::MemoryFormat memory_format) {
+  return to_memory_format_op(self, memory_format);
+}
+
 std::string explain(const at::Tensor& self, at::IntArrayRef dims, const std::optional<at::Tensor>& out) {
   const auto perm = checked_permutation("explain", self, dims);
   const Tensor target = out.has_value() ? *out : at::empty(permuted_sizes(self, perm), self.options().device(at::kMeta));

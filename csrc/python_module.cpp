@@ -13,6 +13,7 @@
 // neither can be involved. As torch.ops does, they release the GIL while the op runs.
 #include <ATen/PythonTorchFunctionTLS.h>
 #include <c10/util/SmallVector.h>
+#include <torch/csrc/MemoryFormat.h>
 #include <torch/csrc/autograd/python_variable.h>
 #include <torch/extension.h>
 
@@ -26,8 +27,8 @@ using at::Tensor;
 
 // ---- fast entry points: the wrappers' common call, checked and run in one C++ call ------------
 //
-// transpose() and permute() mostly see a plain tensor (and a plain out=), Python ints, no
-// torch-function mode and no gradient wanted. Testing that in Python (five calls) and converting
+// transpose(), permute() and to_memory_format() mostly see a plain tensor (and a plain out=),
+// Python ints, no torch-function mode and no gradient wanted. Testing that in Python (five calls) and converting
 // dims (list(map(operator.index, dims))) cost 0.7-1 us of a 2.7 us call on the CPU VM; here the
 // same tests are a few C API calls. Anything else (a subclass, a mode, a gradient wanted, dims
 // that are not exact ints in a list or tuple) gets NotImplemented back, and the wrapper takes its
@@ -131,6 +132,14 @@ void define_fast_entry_points(py::module_& m) {
     if (t == nullptr || o == nullptr || !exact_int_sequence(dims.ptr(), perm)) return not_implemented();
     return run_out_without_gil(out, [&] { torch_transpose::permute_out(*t, perm, *o); });
   }, "permute(out=) for plain tensors and a list or tuple of ints, or NotImplemented: see python_module.cpp.");
+  m.def("to_memory_format_fast", [](py::handle self, py::handle memory_format) -> py::object {
+    const Tensor* t = plain_call(self.ptr());
+    if (t == nullptr || !THPMemoryFormat_Check(memory_format.ptr())) return not_implemented();
+    const at::MemoryFormat format = reinterpret_cast<THPMemoryFormat*>(memory_format.ptr())->memory_format;
+    if (torch_transpose::dispatch_reaches_kernels(*t))
+      return run_without_gil([&] { return torch_transpose::to_memory_format_kernel(*t, format); });
+    return run_without_gil([&] { return torch_transpose::to_memory_format(*t, format); });
+  }, "to_memory_format() for a plain tensor and a torch.memory_format, or NotImplemented: see python_module.cpp.");
   m.def("dispatch_reaches_kernels", &torch_transpose::dispatch_reaches_kernels,
         "Whether the fast entry points call the CPU or CUDA kernel directly for this tensor now (fast_dispatch.h).");
 }

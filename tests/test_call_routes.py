@@ -20,7 +20,7 @@ CALLS = [
     ("transpose", lambda x: tt.transpose(x, 0, 2), lambda x: ops.transpose(x, 0, 2), "transpose_fast"),
     ("permute", lambda x: tt.permute(x, [2, 0, 1]), lambda x: ops.permute(x, [2, 0, 1]), "permute_fast"),
     ("to_memory_format", lambda x: tt.to_memory_format(x[None], torch.channels_last),
-     lambda x: ops.to_memory_format(x[None], torch.channels_last), "to_memory_format_direct"),
+     lambda x: ops.to_memory_format(x[None], torch.channels_last), "to_memory_format_fast"),
 ]
 
 
@@ -161,6 +161,31 @@ def test_fast_entry_points_decline_what_they_do_not_serve(device):
     with torch.no_grad():
         assert_bits_equal(_C.permute_fast(leaf, (2, 0, 1)), x.permute(2, 0, 1).contiguous())
     assert_bits_equal(_C.transpose_fast(x, 0, 2), x.transpose(0, 2).contiguous())
+
+
+def test_to_memory_format_fast_entry_declines_what_it_does_not_serve(device):
+    x = torch.randn(2, 3, 5, 4, device=device)[:, :, 1:]  # a strided view
+    expected = x.contiguous(memory_format=torch.channels_last)
+    leaf = x.clone().requires_grad_()
+    assert _C.to_memory_format_fast(x, "channels_last") is NotImplemented
+    with pytest.raises(TypeError, match="memory_format"):
+        tt.to_memory_format(x, "channels_last")
+    assert _C.to_memory_format_fast(leaf, torch.channels_last) is NotImplemented
+    result = tt.to_memory_format(leaf, torch.channels_last)  # the general route keeps autograd
+    assert result.requires_grad and result.stride() == expected.stride()
+    result.sum().backward()
+    assert_bits_equal(leaf.grad, torch.ones_like(x))
+    with FunctionRecorder():
+        assert _C.to_memory_format_fast(x, torch.channels_last) is NotImplemented
+    # Served: a plain tensor and a torch.memory_format, preserve_format included.
+    for memory_format in (torch.channels_last, torch.contiguous_format, torch.preserve_format):
+        got = _C.to_memory_format_fast(x, memory_format)
+        want = x.contiguous(memory_format=memory_format) if memory_format is not torch.preserve_format \
+            else torch.empty_like(x).copy_(x)
+        assert_bits_equal(got, want)
+        assert got.stride() == want.stride()
+    with pytest.raises(RuntimeError, match="rank"):
+        _C.to_memory_format_fast(x[0], torch.channels_last)  # PyTorch's own error for a 3-D input
 
 
 def test_out_fast_entry_points_decline_what_they_do_not_serve(device):

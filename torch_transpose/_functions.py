@@ -113,6 +113,11 @@ def to_memory_format(input: torch.Tensor, memory_format: torch.memory_format) ->
     ``memory_format`` is ``torch.channels_last`` (4-D), ``torch.channels_last_3d`` (5-D),
     ``torch.contiguous_format`` or ``torch.preserve_format``.
     """
+    # The fast path of transpose(), for a plain tensor and a torch.memory_format.
+    if not _is_compiling():
+        result = _C.to_memory_format_fast(input, memory_format)
+        if result is not NotImplemented:
+            return result
     _check_tensor("to_memory_format", "input", input)
     if not isinstance(memory_format, torch.memory_format):
         raise TypeError("to_memory_format(): argument 'memory_format' must be torch.memory_format, "
