@@ -2,8 +2,8 @@
 queue the work), GPU time, and wall time as the benchmark measures it (back to back calls,
 synchronised). When host time exceeds GPU time the benchmark measures the host.
 
-Routes: our wrapper (unboxed entry points, torch_transpose/_functions.py), the same op through
-torch.ops (boxed), eager PyTorch, and the copy anchor.
+Routes: our wrapper (unboxed entry points, torch_transpose/_functions.py), the same into a
+preallocated out=, the op through torch.ops (boxed), eager PyTorch, and the copy anchor.
 
     python -m bench.host_overhead [--cases "fp32 64x64,fp32 NCHW->NHWC 32x3x224x224"] [--calls 200]
 
@@ -32,8 +32,21 @@ def boxed(case, x):
     return lambda: ops.permute.default(x, dims)
 
 
+def ours_out(case, x):
+    """Our op into a preallocated output (out=): the call without an allocation."""
+    import torch_transpose as tt
+
+    out = impl_defs.eager(case, x)()
+    if case.op[0] == "transpose":
+        _, d0, d1 = case.op
+        return lambda: tt.transpose(x, d0, d1, out=out)
+    dims = list(case.op[1])
+    return lambda: tt.permute(x, dims, out=out)
+
+
 ROUTES = {
     "ours (unboxed)": impl_defs.ours,
+    "ours out=": ours_out,
     "ours via torch.ops": boxed,
     "eager": impl_defs.eager,
     "copy": impl_defs.copy,
