@@ -57,7 +57,7 @@ struct alignas(sizeof(T) * V) Vec {
 // TORCH_TRANSPOSE_L2_PREFETCH_256, a build option (setup.py passes the names in
 // TORCH_TRANSPOSE_NVCC_DEFINES to nvcc), adds PTX's .L2::256B prefetch size to the evict_last
 // loads: L2 then fetches the aligned 256 bytes around each miss, as the copy engine's 256-byte L2
-// promotion does for its loads (the one-tile TMA pipeline gained from it, bench/NOTES.md v20).
+// promotion does for the one-tile TMA pipeline's loads (bench/NOTES.md v20).
 // For an A/B of two builds on the kernels whose runs start off the 256-byte grid (the 5-D box
 // tiles' 480-byte runs, the odd shapes' window tiles); no build has been measured with it yet.
 #if defined(TORCH_TRANSPOSE_L2_PREFETCH_256)
