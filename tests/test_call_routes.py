@@ -227,8 +227,8 @@ def test_out_fast_entry_points_decline_what_they_do_not_serve(device):
 def test_fast_entries_call_the_kernels_directly_only_when_nothing_would_intercept(device):
     # When dispatch would reach our CPU or CUDA kernel with nothing in between, the fast entries
     # call that kernel directly (csrc/fast_dispatch.h). Everything that intercepts a dispatched
-    # call must still see it: vmap, dispatch modes, autocast, conjugate views, functionalization
-    # and the profiler's op records. Each case checks the route and eager's values through the
+    # call must still see it: vmap, dispatch modes, autocast, conjugate views, functionalization,
+    # the JIT tracer and the profiler's op records. Each case checks the route and eager's values through the
     # wrapper.
     x = _input(device)
     if os.environ.get("TORCH_TRANSPOSE_FAST_DIRECT") != "0":
@@ -255,6 +255,15 @@ def test_fast_entries_call_the_kernels_directly_only_when_nothing_would_intercep
     z = torch.randn(3, 4, dtype=torch.complex64, device=device).conj()
     assert not _C.dispatch_reaches_kernels(z)
     assert_bits_equal(tt.transpose(z, 0, 1), z.t().contiguous())
+
+    # The JIT tracer: the traced graph must hold the op, so the trace must not take the direct
+    # route (torch.jit.trace's check run, untraced, may).
+    routes.clear()
+    traced = torch.jit.trace(reverse_and_note, (x,), check_trace=False)
+    assert routes == [False]
+    assert "torch_transpose::permute" in str(traced.graph)
+    y = torch.randn_like(x)
+    assert_bits_equal(traced(y), y.permute(2, 1, 0).contiguous())
 
     with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
         assert not _C.dispatch_reaches_kernels(x)
