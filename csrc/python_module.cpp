@@ -41,13 +41,19 @@ using at::Tensor;
 
 py::object not_implemented() { return py::reinterpret_borrow<py::object>(Py_NotImplemented); }
 
-// self's tensor when self is a plain torch.Tensor (not a subclass), no torch-function mode is
-// active and no gradient is wanted (what the _direct entry points below also require of their
-// callers); nullptr otherwise. The caller's reference to self keeps the tensor alive.
-const Tensor* plain_call(PyObject* self) {
-  if (!THPVariable_CheckExact(self) || at::impl::torch_function_mode_enabled()) return nullptr;
-  const Tensor& t = THPVariable_Unpack(self);
+// o's tensor when o is a plain torch.Tensor (not a subclass) that wants no gradient here (out=
+// refuses gradients, with the error the general route raises); nullptr otherwise. The caller's
+// reference to o keeps the tensor alive.
+const Tensor* plain_tensor(PyObject* o) {
+  if (!THPVariable_CheckExact(o)) return nullptr;
+  const Tensor& t = THPVariable_Unpack(o);
   return t.requires_grad() && at::GradMode::is_enabled() ? nullptr : &t;
+}
+
+// self's tensor when it is a plain_tensor and no torch-function mode is active (what the _direct
+// entry points below also require of their callers); nullptr otherwise.
+const Tensor* plain_call(PyObject* self) {
+  return at::impl::torch_function_mode_enabled() ? nullptr : plain_tensor(self);
 }
 
 // An exact Python int that fits int64 (bools, numpy ints and other __index__ types go the general
@@ -57,14 +63,6 @@ bool exact_int(PyObject* o, int64_t& value) {
   int overflow = 0;
   value = PyLong_AsLongLongAndOverflow(o, &overflow);
   return overflow == 0;
-}
-
-// out= for the out= fast entries: a plain torch.Tensor that wants no gradient (out= refuses
-// gradients, with the error the general route raises); nullptr otherwise.
-const Tensor* plain_out(PyObject* out) {
-  if (!THPVariable_CheckExact(out)) return nullptr;
-  const Tensor& t = THPVariable_Unpack(out);
-  return t.requires_grad() && at::GradMode::is_enabled() ? nullptr : &t;
 }
 
 // dims as exact ints from an exact list or tuple; false for anything else (the general route
@@ -79,13 +77,15 @@ bool exact_int_sequence(PyObject* seq, c10::SmallVector<int64_t, 8>& values) {
   return true;
 }
 
-// Runs the op without the GIL (as torch.ops does) and wraps its result.
-template <typename Op>
-py::object run_without_gil(Op&& op) {
+// Runs a functional op on self without the GIL (as torch.ops does) and wraps its result: the
+// kernel directly where dispatch_reaches_kernels(self) holds, else the op through the dispatcher.
+template <typename Kernel, typename Dispatched>
+py::object run_without_gil(const Tensor& self, Kernel&& kernel, Dispatched&& dispatched) {
+  const bool direct = torch_transpose::dispatch_reaches_kernels(self);
   Tensor result;
   {
     py::gil_scoped_release no_gil;
-    result = op();
+    result = direct ? kernel() : dispatched();
   }
   return py::reinterpret_steal<py::object>(THPVariable_Wrap(std::move(result)));
 }
@@ -106,29 +106,27 @@ void define_fast_entry_points(py::module_& m) {
     int64_t d0 = 0, d1 = 0;
     const Tensor* t = plain_call(self.ptr());
     if (t == nullptr || !exact_int(dim0.ptr(), d0) || !exact_int(dim1.ptr(), d1)) return not_implemented();
-    if (torch_transpose::dispatch_reaches_kernels(*t))
-      return run_without_gil([&] { return torch_transpose::transpose_kernel(*t, d0, d1); });
-    return run_without_gil([&] { return torch_transpose::transpose(*t, d0, d1); });
+    return run_without_gil(*t, [&] { return torch_transpose::transpose_kernel(*t, d0, d1); },
+                           [&] { return torch_transpose::transpose(*t, d0, d1); });
   }, "transpose() for a plain tensor and int dims, or NotImplemented: see python_module.cpp.");
   m.def("permute_fast", [](py::handle self, py::handle dims) -> py::object {
     c10::SmallVector<int64_t, 8> perm;
     const Tensor* t = plain_call(self.ptr());
     if (t == nullptr || !exact_int_sequence(dims.ptr(), perm)) return not_implemented();
-    if (torch_transpose::dispatch_reaches_kernels(*t))
-      return run_without_gil([&] { return torch_transpose::permute_kernel(*t, perm); });
-    return run_without_gil([&] { return torch_transpose::permute(*t, perm); });
+    return run_without_gil(*t, [&] { return torch_transpose::permute_kernel(*t, perm); },
+                           [&] { return torch_transpose::permute(*t, perm); });
   }, "permute() for a plain tensor and a list or tuple of ints, or NotImplemented: see python_module.cpp.");
   m.def("transpose_out_fast", [](py::handle self, py::handle dim0, py::handle dim1, py::handle out) -> py::object {
     int64_t d0 = 0, d1 = 0;
     const Tensor* t = plain_call(self.ptr());
-    const Tensor* o = plain_out(out.ptr());
+    const Tensor* o = plain_tensor(out.ptr());
     if (t == nullptr || o == nullptr || !exact_int(dim0.ptr(), d0) || !exact_int(dim1.ptr(), d1)) return not_implemented();
     return run_out_without_gil(out, [&] { torch_transpose::transpose_out(*t, d0, d1, *o); });
   }, "transpose(out=) for plain tensors and int dims, or NotImplemented: see python_module.cpp.");
   m.def("permute_out_fast", [](py::handle self, py::handle dims, py::handle out) -> py::object {
     c10::SmallVector<int64_t, 8> perm;
     const Tensor* t = plain_call(self.ptr());
-    const Tensor* o = plain_out(out.ptr());
+    const Tensor* o = plain_tensor(out.ptr());
     if (t == nullptr || o == nullptr || !exact_int_sequence(dims.ptr(), perm)) return not_implemented();
     return run_out_without_gil(out, [&] { torch_transpose::permute_out(*t, perm, *o); });
   }, "permute(out=) for plain tensors and a list or tuple of ints, or NotImplemented: see python_module.cpp.");
@@ -136,9 +134,8 @@ void define_fast_entry_points(py::module_& m) {
     const Tensor* t = plain_call(self.ptr());
     if (t == nullptr || !THPMemoryFormat_Check(memory_format.ptr())) return not_implemented();
     const at::MemoryFormat format = reinterpret_cast<THPMemoryFormat*>(memory_format.ptr())->memory_format;
-    if (torch_transpose::dispatch_reaches_kernels(*t))
-      return run_without_gil([&] { return torch_transpose::to_memory_format_kernel(*t, format); });
-    return run_without_gil([&] { return torch_transpose::to_memory_format(*t, format); });
+    return run_without_gil(*t, [&] { return torch_transpose::to_memory_format_kernel(*t, format); },
+                           [&] { return torch_transpose::to_memory_format(*t, format); });
   }, "to_memory_format() for a plain tensor and a torch.memory_format, or NotImplemented: see python_module.cpp.");
   m.def("dispatch_reaches_kernels", &torch_transpose::dispatch_reaches_kernels,
         "Whether the fast entry points call the CPU or CUDA kernel directly for this tensor now (fast_dispatch.h).");

@@ -12,32 +12,21 @@ Two views, each with the GPU held by a sleep kernel so that calls only queue the
 """
 import statistics
 import sys
-import time
 
 import torch
 from torch.profiler import ProfilerActivity, profile
 
 sys.path.insert(0, ".")
 from bench import cases as case_defs  # noqa: E402
+from bench.host_overhead import hold_gpu, host_us as host_us_once  # noqa: E402
 
 CALLS = 200
 
 
-def hold_gpu():
-    torch.cuda.synchronize()
-    torch.cuda._sleep(200_000_000)
-
-
 def host_us(fn):
-    best = []
-    for _ in range(5):
-        hold_gpu()
-        start = time.perf_counter()
-        for _ in range(CALLS):
-            fn()
-        best.append((time.perf_counter() - start) / CALLS * 1e6)
-        torch.cuda.synchronize()
-    return min(best), statistics.median(best)
+    """Best and median of 5 runs of bench.host_overhead's queueing-only measurement."""
+    runs = [host_us_once(fn, CALLS) for _ in range(5)]
+    return min(runs), statistics.median(runs)
 
 
 def main(argv):

@@ -22,6 +22,7 @@ from torch.utils.cpp_extension import load_inline
 
 sys.path.insert(0, ".")
 from bench import cases as case_defs  # noqa: E402
+from bench.host_overhead import hold_gpu  # noqa: E402
 
 SOURCE = r"""
 #include <torch/extension.h>
@@ -91,8 +92,7 @@ def main(argv):
         ext.step(which, x, dims, out, src, dst, 50)  # warm-up
         times = []
         for _ in range(5):
-            torch.cuda.synchronize()
-            torch.cuda._sleep(200_000_000)
+            hold_gpu()
             times.append(ext.step(which, x, dims, out, src, dst, 1000))
             torch.cuda.synchronize()
         print(f"  {label:56s} {min(times):6.2f} / {max(times):6.2f}", flush=True)

@@ -30,7 +30,7 @@ def _direct(input: torch.Tensor, out: Optional[torch.Tensor] = None) -> bool:
     they exist): never while Dynamo traces (it cannot trace a pybind function), and only for
     plain tensors with no torch-function mode active, since only torch.ops honours
     __torch_function__. The order matters: under Dynamo the first test ends the expression.
-    _C.transpose_fast and _C.permute_fast make the same tests in C++ (plain_call in
+    The fast entries (_C.*_fast) make the same tests in C++ (plain_call and plain_tensor in
     python_module.cpp): keep the two in step."""
     if torch.compiler.is_compiling() or _torch_function_mode_enabled():
         return False
@@ -113,7 +113,8 @@ def to_memory_format(input: torch.Tensor, memory_format: torch.memory_format) ->
     ``memory_format`` is ``torch.channels_last`` (4-D), ``torch.channels_last_3d`` (5-D),
     ``torch.contiguous_format`` or ``torch.preserve_format``.
     """
-    # The fast path of transpose(), for a plain tensor and a torch.memory_format.
+    # The common call (a plain tensor, a torch.memory_format, no gradient wanted) takes a fast
+    # entry, as in transpose().
     if not _is_compiling():
         result = _C.to_memory_format_fast(input, memory_format)
         if result is not NotImplemented:

@@ -401,12 +401,13 @@ bool launch_tma_byte_tiles(const LayoutPlan& plan, const T* in, T* out, cudaStre
   if (!decide(tma_tile_override(), true)) return false;
   // evict_last loads in both pipelines; the persistent one (v31 A/B): int8 4096x4096 0.973-1.003
   // -> 1.091 of copy.
-  const bool evict_last = l2_evict_last_loads(true);
-  if (wants_tma_persistent(plan.numel))
-    return evict_last ? launch_tma_pipeline<TmaPersistentTiles, true>(plan, in, out, stream, sm_count)
-                      : launch_tma_pipeline<TmaPersistentTiles, false>(plan, in, out, stream, sm_count);
-  return evict_last ? launch_tma_pipeline<TmaOneTilePerBlock, true>(plan, in, out, stream, sm_count)
-                    : launch_tma_pipeline<TmaOneTilePerBlock, false>(plan, in, out, stream, sm_count);
+  const bool persistent = wants_tma_persistent(plan.numel);
+  bool launched = false;
+  with_bool(l2_evict_last_loads(true), [&](auto kEvictLast) {
+    launched = persistent ? launch_tma_pipeline<TmaPersistentTiles, kEvictLast.value>(plan, in, out, stream, sm_count)
+                          : launch_tma_pipeline<TmaOneTilePerBlock, kEvictLast.value>(plan, in, out, stream, sm_count);
+  });
+  return launched;
 }
 
 // Lean tiles (lean_tile_transpose.cuh) for full-vector plans that fit them and would not walk
