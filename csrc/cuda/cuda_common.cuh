@@ -54,22 +54,21 @@ struct alignas(sizeof(T) * V) Vec {
 // and the narrow warp-pair and small tiles were level, so those keep plain loads, as do the flat
 // tile and narrow block kernels (no case measured). Each launcher states its rule.
 //
-// TORCH_TRANSPOSE_L2_PREFETCH_256, a build option (setup.py passes the names in
-// TORCH_TRANSPOSE_NVCC_DEFINES to nvcc), adds PTX's .L2::256B prefetch size to the evict_last
-// loads: L2 then fetches the aligned 256 bytes around each miss, as the copy engine's 256-byte L2
-// promotion does for the one-tile TMA pipeline's loads (bench/NOTES.md v20).
-// For an A/B of two builds on the kernels whose runs start off the 256-byte grid (the 5-D box
-// tiles' 480-byte runs, the odd shapes' window tiles); no build has been measured with it yet.
-#if defined(TORCH_TRANSPOSE_L2_PREFETCH_256)
-#define TT_L2_PREFETCH ".L2::256B"
-#else
-#define TT_L2_PREFETCH ""
-#endif
-
-template <bool kEvictLast, typename V>
+// kFetch256 (evict_last loads of 4- and 8-byte values only) adds PTX's .L2::256B prefetch size:
+// on a miss, L2 fetches the aligned 256 bytes around the line (SASS LDG.E.EL.LTC256B), as the copy
+// engine's 256-byte L2 promotion does for the one-tile TMA pipeline (bench/NOTES.md v20). The
+// window tiles take it: their input rows start off the 128-byte grid, so neighbouring tiles each
+// fetched parts of the same lines at different times. H200, A/B of two builds by GPU time, two
+// rounds, ratio to copy (bench/NOTES.md v33): fp32 12345x6789 0.957-0.958 -> 0.971-0.972,
+// 8191x8193 0.969 -> 0.972-0.976, 8193x8193[1:, 1:] 0.963-0.965 -> 0.974-0.984. Given to every
+// evict_last load, it lost on the lean tiles (4-D reversal 0.960-0.963 -> 0.941-0.943) and was
+// level on the box tiles (5-D 0.865 -> 0.864) and the aligned square (8192²).
+template <bool kEvictLast, bool kFetch256 = false, typename V>
 __device__ __forceinline__ V load_global(const V* p) {
   static_assert(sizeof(V) == 1 || sizeof(V) == 2 || sizeof(V) == 4 || sizeof(V) == 8 || sizeof(V) == 16,
                 "1, 2, 4, 8 or 16 bytes");
+  static_assert(!kFetch256 || (kEvictLast && (sizeof(V) == 4 || sizeof(V) == 8)),
+                "256-byte fetches are built for evict_last loads of 4 and 8 bytes");
 #if defined(TORCH_TRANSPOSE_CUDA_ON_HOST)
   return *p;  // a cache policy means nothing on the host
 #else
@@ -81,25 +80,35 @@ __device__ __forceinline__ V load_global(const V* p) {
     V v;
     if constexpr (sizeof(V) == 16) {
       uint4 u;
-      asm("ld.global.L1::evict_last.L2::cache_hint" TT_L2_PREFETCH ".v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+      asm("ld.global.L1::evict_last.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
           : "=r"(u.x), "=r"(u.y), "=r"(u.z), "=r"(u.w)
           : "l"(p), "l"(policy));
       memcpy(&v, &u, sizeof(v));
     } else if constexpr (sizeof(V) == 8) {
       uint2 u;
-      asm("ld.global.L1::evict_last.L2::cache_hint" TT_L2_PREFETCH ".v2.u32 {%0, %1}, [%2], %3;" : "=r"(u.x), "=r"(u.y) : "l"(p), "l"(policy));
+      if constexpr (kFetch256)
+        asm("ld.global.L1::evict_last.L2::cache_hint.L2::256B.v2.u32 {%0, %1}, [%2], %3;"
+            : "=r"(u.x), "=r"(u.y)
+            : "l"(p), "l"(policy));
+      else
+        asm("ld.global.L1::evict_last.L2::cache_hint.v2.u32 {%0, %1}, [%2], %3;"
+            : "=r"(u.x), "=r"(u.y)
+            : "l"(p), "l"(policy));
       memcpy(&v, &u, sizeof(v));
     } else if constexpr (sizeof(V) == 4) {
       uint32_t u;
-      asm("ld.global.L1::evict_last.L2::cache_hint" TT_L2_PREFETCH ".u32 %0, [%1], %2;" : "=r"(u) : "l"(p), "l"(policy));
+      if constexpr (kFetch256)
+        asm("ld.global.L1::evict_last.L2::cache_hint.L2::256B.u32 %0, [%1], %2;" : "=r"(u) : "l"(p), "l"(policy));
+      else
+        asm("ld.global.L1::evict_last.L2::cache_hint.u32 %0, [%1], %2;" : "=r"(u) : "l"(p), "l"(policy));
       memcpy(&v, &u, sizeof(v));
     } else if constexpr (sizeof(V) == 2) {
       uint16_t u;
-      asm("ld.global.L1::evict_last.L2::cache_hint" TT_L2_PREFETCH ".u16 %0, [%1], %2;" : "=h"(u) : "l"(p), "l"(policy));
+      asm("ld.global.L1::evict_last.L2::cache_hint.u16 %0, [%1], %2;" : "=h"(u) : "l"(p), "l"(policy));
       memcpy(&v, &u, sizeof(v));
     } else {
       uint32_t u;
-      asm("ld.global.L1::evict_last.L2::cache_hint" TT_L2_PREFETCH ".u8 %0, [%1], %2;" : "=r"(u) : "l"(p), "l"(policy));
+      asm("ld.global.L1::evict_last.L2::cache_hint.u8 %0, [%1], %2;" : "=r"(u) : "l"(p), "l"(policy));
       const uint8_t b = static_cast<uint8_t>(u);
       memcpy(&v, &b, sizeof(v));
     }

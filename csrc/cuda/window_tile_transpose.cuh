@@ -59,7 +59,8 @@ template <int E> struct WindowShape {
 };
 
 // Loads rows j = ly, ly + kLy, ... (< kRows) of a tile from col[(j - shift) * stride], each
-// row index clamped into [j_lo, j_hi), all loads issued before the first shared store.
+// row index clamped into [j_lo, j_hi), all loads issued before the first shared store. evict_last
+// loads ask L2 for 256-byte fills (load_global's kFetch256 says why and what it gained).
 template <int kRows, int kLy, bool kEvictLast, typename T, typename Index>
 __device__ __forceinline__ void load_rows(T* tile, const T* __restrict__ col, Index stride, int shift, int j_lo,
                                           int j_hi, int ly, int lx, int pitch) {
@@ -67,7 +68,7 @@ __device__ __forceinline__ void load_rows(T* tile, const T* __restrict__ col, In
   T v[kLoads];
 #pragma unroll
   for (int i = 0; i < kLoads; ++i)
-    v[i] = load_global<kEvictLast>(col + static_cast<Index>(min(max(ly + i * kLy, j_lo), j_hi - 1) - shift) * stride);
+    v[i] = load_global<kEvictLast, /*kFetch256=*/kEvictLast>(col + static_cast<Index>(min(max(ly + i * kLy, j_lo), j_hi - 1) - shift) * stride);
 #pragma unroll
   for (int i = 0; i < kLoads; ++i) tile[(ly + i * kLy) * pitch + lx] = v[i];
 }
