@@ -213,17 +213,27 @@ void permute_into_out(const char* op, const Tensor& self, const std::vector<int6
   run_into(op, self, perm, out);
 }
 
+// The functional ops, registered with the dispatcher (Dispatched) and called directly by the fast
+// entries where dispatch_reaches_kernels holds (Direct: transpose_kernel, permute_kernel).
+template <Allocation how>
+Tensor transpose_allocating(const Tensor& self, int64_t dim0, int64_t dim1) {
+  return permute_into_new("transpose", self, transpose_permutation(self, dim0, dim1), how);
+}
+
+template <Allocation how>
+Tensor permute_allocating(const Tensor& self, IntArrayRef dims) {
+  return permute_into_new("permute", self, checked_permutation("permute", self, dims), how);
+}
+
 Tensor transpose_op(const Tensor& self, int64_t dim0, int64_t dim1) {
-  return permute_into_new("transpose", self, transpose_permutation(self, dim0, dim1));
+  return transpose_allocating<Allocation::Dispatched>(self, dim0, dim1);
 }
 
 void transpose_out_op(const Tensor& self, int64_t dim0, int64_t dim1, const Tensor& out) {
   permute_into_out("transpose_out", self, transpose_permutation(self, dim0, dim1), out);
 }
 
-Tensor permute_op(const Tensor& self, IntArrayRef dims) {
-  return permute_into_new("permute", self, checked_permutation("permute", self, dims));
-}
+Tensor permute_op(const Tensor& self, IntArrayRef dims) { return permute_allocating<Allocation::Dispatched>(self, dims); }
 
 void permute_out_op(const Tensor& self, IntArrayRef dims, const Tensor& out) {
   permute_into_out("permute_out", self, checked_permutation("permute_out", self, dims), out);
@@ -286,12 +296,10 @@ bool dispatch_reaches_kernels(const Tensor& self) {
 }
 
 Tensor transpose_kernel(const Tensor& self, int64_t dim0, int64_t dim1) {
-  return permute_into_new("transpose", self, transpose_permutation(self, dim0, dim1), Allocation::Direct);
+  return transpose_allocating<Allocation::Direct>(self, dim0, dim1);
 }
 
-Tensor permute_kernel(const Tensor& self, IntArrayRef dims) {
-  return permute_into_new("permute", self, checked_permutation("permute", self, dims), Allocation::Direct);
-}
+Tensor permute_kernel(const Tensor& self, IntArrayRef dims) { return permute_allocating<Allocation::Direct>(self, dims); }
 
 // Allocates through at::empty_like still: its memory format handling (preserve_format, the rank
 // a format needs, and the error when it does not fit) is PyTorch's own.
