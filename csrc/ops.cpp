@@ -5,6 +5,7 @@
 #include <ATen/EmptyTensor.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/record_function.h>
+#include <c10/util/SmallVector.h>
 #include <c10/core/impl/LocalDispatchKeySet.h>
 #include <c10/core/DispatchKey.h>
 #include <torch/autograd.h>
@@ -33,17 +34,20 @@ namespace {
 
 using at::IntArrayRef;
 using at::Tensor;
+// A permutation or a shape of one call: on the stack for the ranks tensors have (a heap
+// allocation per list cost small calls measurable host time; plan/inline_vector.h says so).
+using DimList = c10::SmallVector<int64_t, 8>;
 
 // ---- argument normalisation -----------------------------------------------------------------
 
 // `dims` as a permutation of self's dims, wrapped like PyTorch wraps them (IndexError when out
 // of range, RuntimeError for a wrong length or a repeated dim).
-std::vector<int64_t> checked_permutation(const char* op, const Tensor& self, IntArrayRef dims) {
+DimList checked_permutation(const char* op, const Tensor& self, IntArrayRef dims) {
   const int64_t rank = self.dim();
   TORCH_CHECK(static_cast<int64_t>(dims.size()) == rank, message(op, ": dims must list every dim of self once: self.dim() = ",
               rank, " but len(dims) = ", dims.size()));
-  std::vector<int64_t> perm(dims.size());
-  std::vector<bool> seen(dims.size(), false);
+  DimList perm(dims.size());
+  c10::SmallVector<bool, 8> seen(dims.size(), false);
   for (size_t i = 0; i < dims.size(); ++i) {
     perm[i] = at::maybe_wrap_dim(dims[i], rank);
     TORCH_CHECK(!seen[perm[i]], message(op, ": dims must not repeat a dim, but dim ", perm[i], " appears twice in ", dims));
@@ -52,19 +56,19 @@ std::vector<int64_t> checked_permutation(const char* op, const Tensor& self, Int
   return perm;
 }
 
-std::vector<int64_t> transpose_permutation(const Tensor& self, int64_t dim0, int64_t dim1) {
+DimList transpose_permutation(const Tensor& self, int64_t dim0, int64_t dim1) {
   // Wrapping as PyTorch does (a 0-D tensor counts as 1-D) gives PyTorch's own IndexError for
   // x.transpose(-2, -1) on 0-D and 1-D inputs.
   const int64_t rank = self.dim();
   const int64_t d0 = at::maybe_wrap_dim(dim0, rank), d1 = at::maybe_wrap_dim(dim1, rank);
-  std::vector<int64_t> perm(rank);
+  DimList perm(rank);
   for (int64_t i = 0; i < rank; ++i) perm[i] = i;
   if (rank > 0) std::swap(perm[d0], perm[d1]);
   return perm;
 }
 
-std::vector<int64_t> permuted_sizes(const Tensor& self, const std::vector<int64_t>& perm) {
-  std::vector<int64_t> sizes(perm.size());
+DimList permuted_sizes(const Tensor& self, IntArrayRef perm) {
+  DimList sizes(perm.size());
   for (size_t i = 0; i < perm.size(); ++i) sizes[i] = self.size(perm[i]);
   return sizes;
 }
@@ -79,7 +83,7 @@ void check_strided(const char* op, const char* name, const Tensor& t) {
 // must step past everything the smaller dims can reach. Slices, steps and transposes of a
 // buffer pass; stride-0 and other self-overlapping layouts do not.
 bool provably_non_overlapping(const Tensor& t) {
-  std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, size)
+  c10::SmallVector<std::pair<int64_t, int64_t>, 8> dims;  // (stride, size)
   for (int64_t d = 0; d < t.dim(); ++d) {
     if (t.size(d) > 1) dims.emplace_back(t.stride(d), t.size(d));
   }
@@ -100,10 +104,10 @@ std::pair<uintptr_t, uintptr_t> byte_extent(const Tensor& t) {
   return {first, first + static_cast<uintptr_t>((last + 1) * t.element_size()) - 1};
 }
 
-void check_out(const char* op, const Tensor& self, const std::vector<int64_t>& expected_sizes, const Tensor& out) {
+void check_out(const char* op, const Tensor& self, IntArrayRef expected_sizes, const Tensor& out) {
   check_strided(op, "out", out);
-  TORCH_CHECK(out.sizes() == IntArrayRef(expected_sizes), message(op, ": expected out to have shape ",
-              IntArrayRef(expected_sizes), " (the result's shape), but got ", out.sizes()));
+  TORCH_CHECK(out.sizes() == expected_sizes, message(op, ": expected out to have shape ", expected_sizes,
+              " (the result's shape), but got ", out.sizes()));
   TORCH_CHECK(out.scalar_type() == self.scalar_type(), message(op, ": expected out to have dtype ", self.scalar_type(),
               " (the dtype of self), but got ", out.scalar_type()));
   TORCH_CHECK(out.device() == self.device(), message(op, ": expected out on device ", self.device(),
@@ -128,7 +132,7 @@ uintptr_t address_of(const Tensor& t) {
   return t.is_meta() ? 0 : reinterpret_cast<uintptr_t>(t.const_data_ptr());
 }
 
-LayoutPlan plan_for(const Tensor& self, const std::vector<int64_t>& perm, const Tensor& out) {
+LayoutPlan plan_for(const Tensor& self, IntArrayRef perm, const Tensor& out) {
   LayoutProblem problem;
   problem.element_bytes = static_cast<int>(self.element_size());
   problem.sizes.reserve(perm.size());
@@ -148,7 +152,7 @@ LayoutPlan plan_for(const Tensor& self, const std::vector<int64_t>& perm, const 
   }
 }
 
-void run_into(const char* op, const Tensor& self, const std::vector<int64_t>& perm, const Tensor& out) {
+void run_into(const char* op, const Tensor& self, IntArrayRef perm, const Tensor& out) {
   if (out.numel() == 0) return;
   const LayoutPlan plan = plan_for(self, perm, out);
   if (self.device().is_cpu()) {
@@ -199,7 +203,7 @@ Tensor new_tensor(const Tensor& self, IntArrayRef sizes, Allocation how) {
   return at::empty(sizes, self.options());
 }
 
-Tensor permute_into_new(const char* op, const Tensor& self, const std::vector<int64_t>& perm,
+Tensor permute_into_new(const char* op, const Tensor& self, IntArrayRef perm,
                         Allocation how = Allocation::Dispatched) {
   check_strided(op, "self", self);
   Tensor out = prepare_new_output(new_tensor(self, permuted_sizes(self, perm), how));
@@ -207,7 +211,7 @@ Tensor permute_into_new(const char* op, const Tensor& self, const std::vector<in
   return out;
 }
 
-void permute_into_out(const char* op, const Tensor& self, const std::vector<int64_t>& perm, const Tensor& out) {
+void permute_into_out(const char* op, const Tensor& self, IntArrayRef perm, const Tensor& out) {
   check_strided(op, "self", self);
   check_out(op, self, permuted_sizes(self, perm), out);
   run_into(op, self, perm, out);
@@ -243,7 +247,7 @@ Tensor to_memory_format_op(const Tensor& self, at::MemoryFormat memory_format) {
   check_strided("to_memory_format", "self", self);
   // empty_like raises PyTorch's own error for a format that does not fit self's rank.
   Tensor out = prepare_new_output(at::empty_like(self, self.options(), memory_format));
-  std::vector<int64_t> identity(self.dim());
+  DimList identity(self.dim());
   for (int64_t i = 0; i < self.dim(); ++i) identity[i] = i;
   run_into("to_memory_format", self, identity, out);
   return out;

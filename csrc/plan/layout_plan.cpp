@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
 
 namespace torch_transpose {
@@ -63,7 +64,7 @@ int64_t fast_dims_max_offset(const LayoutPlan& plan, const int64_t* strides, int
 // std::stable_sort's order without its temporary buffer: a plan has a handful of dims, and this
 // runs on every call (host time per call matters for small tensors, bench/NOTES.md).
 template <typename Less>
-void insertion_sort_stable(std::vector<Dim>& dims, Less less) {
+void insertion_sort_stable(DimVector<Dim>& dims, Less less) {
   for (size_t i = 1; i < dims.size(); ++i) {
     const Dim d = dims[i];
     size_t j = i;
@@ -79,8 +80,8 @@ int LayoutPlan::batch_rank() const {
   return rank - (kind == PlanKind::Copy ? 1 : 2);
 }
 
-std::vector<int> LayoutPlan::batch_dims() const {
-  std::vector<int> dims;
+DimVector<int> LayoutPlan::batch_dims() const {
+  DimVector<int> dims;
   for (int d = 0; d < rank; ++d) {
     if (is_batch_dim(d)) dims.push_back(d);
   }
@@ -128,14 +129,14 @@ LayoutPlan plan_layout_copy(const LayoutProblem& original) {
   // The problem as given unless its elements are misaligned (copying it would cost a call three
   // allocations for nothing).
   const int piece = aligned_piece_bytes(original);
-  LayoutProblem split;
+  std::optional<LayoutProblem> split;
   if (piece != original.element_bytes) split = split_misaligned_elements(original, piece);
-  const LayoutProblem& problem = piece != original.element_bytes ? split : original;
+  const LayoutProblem& problem = split ? *split : original;
   LayoutPlan plan;
   plan.element_bytes = problem.element_bytes;
 
   // 1. Drop size-1 dims (their strides never matter); any size-0 dim empties the problem.
-  std::vector<Dim> dims;
+  DimVector<Dim> dims;
   dims.reserve(problem.sizes.size());
   int64_t numel = 1;
   for (size_t i = 0; i < problem.sizes.size(); ++i) {

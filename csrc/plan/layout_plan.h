@@ -13,7 +13,8 @@
 
 #include <cstdint>
 #include <string>
-#include <vector>
+
+#include "inline_vector.h"
 
 namespace torch_transpose {
 
@@ -23,11 +24,14 @@ constexpr int kMaxPlanRank = 16;
 
 enum class PlanKind { Empty, Copy, Transpose };
 
-// A strided problem before canonicalisation: all vectors have the same length (the rank).
+// Dims of a problem or plan that live inside it (inline_vector.h: no heap allocation per call).
+template <typename T> using DimVector = InlineVector<T, kMaxPlanRank>;
+
+// A strided problem before canonicalisation: all three lists have the same length (the rank).
 struct LayoutProblem {
-  std::vector<int64_t> sizes;        // shape of the result
-  std::vector<int64_t> in_strides;   // input strides, in elements, in result-dim order
-  std::vector<int64_t> out_strides;  // output strides, in elements
+  DimVector<int64_t> sizes;        // shape of the result
+  DimVector<int64_t> in_strides;   // input strides, in elements, in result-dim order
+  DimVector<int64_t> out_strides;  // output strides, in elements
   int element_bytes = 4;             // 1, 2, 4, 8 or 16
   uintptr_t in_address = 0;          // first element's address (for vector alignment)
   uintptr_t out_address = 0;
@@ -58,7 +62,7 @@ struct LayoutPlan {
 
   // Number of batch dims (every dim other than the fast ones) and their positions.
   int batch_rank() const;
-  std::vector<int> batch_dims() const;
+  DimVector<int> batch_dims() const;
   bool is_batch_dim(int d) const { return d != in_fast_dim && d != out_fast_dim; }
 
   // Whether every batch dim's stride in `strides` (this plan's in_strides or out_strides, or a

@@ -187,7 +187,7 @@ TEST(LayoutPlan, BatchIndexerTakesTheBatchDimsInOrder) {
                                  plan_layout_copy(permute_problem({300, 200}, {1, 0})),
                                  plan_layout_copy(permute_problem({3, 0, 5}, {2, 1, 0}))}) {
     const torch_transpose::BatchIndexer indexer = torch_transpose::BatchIndexer::from_plan(plan);
-    const std::vector<int> dims = plan.batch_dims();
+    const auto dims = plan.batch_dims();
     ASSERT_EQ(indexer.rank, static_cast<int>(dims.size())) << plan.explain();
     EXPECT_EQ(indexer.rank, plan.batch_rank()) << plan.explain();
     for (int i = 0; i < indexer.rank; ++i) {
@@ -196,4 +196,36 @@ TEST(LayoutPlan, BatchIndexerTakesTheBatchDimsInOrder) {
       EXPECT_EQ(indexer.out_strides[i], plan.out_strides[dims[i]]);
     }
   }
+}
+
+// Problems keep their first kMaxPlanRank dims inline and move to the heap beyond: a problem of
+// 40 dims, 37 of them size 1, plans as its 3 real dims do, and copies of a spilled list hold
+// their own values.
+TEST(LayoutPlan, LongProblemsSpillOutOfTheInlineDims) {
+  const LayoutPlan short_plan = plan_layout_copy(permute_problem({5, 6, 7}, {2, 0, 1}));
+  std::vector<int64_t> shape(40, 1);
+  shape[3] = 5;
+  shape[20] = 6;
+  shape[39] = 7;
+  std::vector<int> dims(40);
+  for (int d = 0; d < 40; ++d) dims[d] = d;
+  std::swap(dims[3], dims[39]);
+  std::swap(dims[20], dims[39]);  // result positions 3, 20, 39 take dims 39, 3, 20: (7, 5, 6)
+  const LayoutProblem long_problem = permute_problem(shape, dims);
+  ASSERT_EQ(long_problem.sizes.size(), 40u);
+  const LayoutPlan long_plan = plan_layout_copy(long_problem);
+  EXPECT_EQ(long_plan.explain(), short_plan.explain());
+
+  torch_transpose::InlineVector<int64_t, 4> list = {1, 2, 3};
+  for (int64_t v = 4; v <= 9; ++v) list.push_back(v);  // spills at the fifth
+  torch_transpose::InlineVector<int64_t, 4> copy = list;
+  list[0] = -1;
+  list.resize(2);
+  ASSERT_EQ(copy.size(), 9u);
+  for (int64_t v = 1; v <= 9; ++v) EXPECT_EQ(copy[v - 1], v);
+  ASSERT_EQ(list.size(), 2u);
+  EXPECT_EQ(list[0], -1);
+  EXPECT_EQ(list[1], 2);
+  list.resize(3);
+  EXPECT_EQ(list[2], 0);  // value-initialised, as std::vector's
 }
