@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Probe for the GPU machine (not the library, not the suite): where the 5-D permute's box kernel
+# and the (2, 1, 0) lean tiles lose against kernels of the same family on near rows
+# (bench/NOTES.md v33: (2, 1, 0) runs at the far-row write bound of a write-only kernel, the 5-D
+# permute 0.05-0.08 below its bound). One ncu pass per case over our kernel's first timed launch,
+# DRAM and L2 traffic by direction, L2 hit rates, the traffic that crosses between the two L2
+# partitions, instructions and occupancy, as CSV on stdout:
+#
+#     bash scripts/ncu_far_rows.sh [case ...] > $OUT/ncu-far-rows.csv   # on the GPU machine
+#
+# Cases are suite names (bench/cases.py); the defaults pair each far-row case with a near-row
+# one on the same kernel family. ncu leaves the clocks alone (--clock-control none, as the device
+# notes ask); each case takes a few seconds.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
+metrics=(
+  gpu__time_duration.sum
+  dram__bytes_read.sum
+  dram__bytes_write.sum
+  dram__throughput.avg.pct_of_peak_sustained_elapsed
+  lts__t_sectors_op_read.sum
+  lts__t_sectors_op_write.sum
+  lts__t_sector_op_read_hit_rate.pct
+  lts__t_sector_op_write_hit_rate.pct
+  lts__t_sectors_srcunit_ltcfabric.sum
+  smsp__inst_executed.sum
+  sm__warps_active.avg.pct_of_peak_sustained_active
+)
+if [[ $# -eq 0 ]]; then
+  set -- "fp32 5-D 20x30x40x50x60 (4,2,0,3,1)" "fp32 batched 65536x8x8" \
+         "fp32 1024x1024x64 (2, 1, 0)" "fp32 1024x1024x64 (0, 2, 1)" "fp32 8192x8192"
+fi
+header_done=0
+for case in "$@"; do
+  # Our kernels are all named *_transpose_kernel or *_copy_kernel; profile_case runs ours alone
+  # between cudaProfilerStart and Stop, after two warm-up calls.
+  report=$(ncu --clock-control none --profile-from-start off -k "regex:(transpose|copy)_kernel" --launch-count 1 \
+               --csv --print-units base --metrics "$(IFS=,; echo "${metrics[*]}")" \
+               python3 -m bench.profile_case "$case" 2 2>&1 | grep '^"' || true)
+  if [[ -z $report ]]; then
+    echo "no ncu report for $case" >&2
+    continue
+  fi
+  # ncu's CSV: one row per metric; keep the header once and tag each row with the case.
+  if [[ $header_done == 0 ]]; then
+    echo "\"case\",$(head -1 <<< "$report")"
+    header_done=1
+  fi
+  tail -n +2 <<< "$report" | sed "s/^/\"$case\",/"
+done
