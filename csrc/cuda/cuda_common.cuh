@@ -58,11 +58,11 @@ struct alignas(sizeof(T) * V) Vec {
 // on a miss, L2 fetches the aligned 256 bytes around the line (SASS LDG.E.EL.LTC256B), as the copy
 // engine's 256-byte L2 promotion does for the one-tile TMA pipeline (bench/NOTES.md v20). The
 // window tiles take it: their input rows start off the 128-byte grid, so neighbouring tiles each
-// fetched parts of the same lines at different times. H200, A/B of two builds by GPU time, two
-// rounds, ratio to copy (bench/NOTES.md v33): fp32 12345x6789 0.957-0.958 -> 0.971-0.972,
-// 8191x8193 0.969 -> 0.972-0.976, 8193x8193[1:, 1:] 0.963-0.965 -> 0.974-0.984. Given to every
-// evict_last load, it lost on the lean tiles (4-D reversal 0.960-0.963 -> 0.941-0.943) and was
-// level on the box tiles (5-D 0.865 -> 0.864) and the aligned square (8192²).
+// fetched parts of the same lines at different times. H200, A/B of two builds by GPU time, three
+// rounds, ratio to copy (bench/NOTES.md v33): fp32 12345x6789 0.944-0.945 -> 0.966-0.968,
+// 8191x8193 0.956-0.957 -> 0.966-0.968, 8193x8193[1:, 1:] 0.938-0.941 -> 0.969-0.971. Given to
+// every evict_last load (an earlier A/B), it lost on the lean tiles (4-D reversal 0.960-0.963 ->
+// 0.941-0.943) and was level on the box tiles (5-D 0.865 -> 0.864) and the aligned square.
 template <bool kEvictLast, bool kFetch256 = false, typename V>
 __device__ __forceinline__ V load_global(const V* p) {
   static_assert(sizeof(V) == 1 || sizeof(V) == 2 || sizeof(V) == 4 || sizeof(V) == 8 || sizeof(V) == 16,

@@ -67,8 +67,10 @@ __device__ __forceinline__ void load_rows(T* tile, const T* __restrict__ col, In
   constexpr int kLoads = kRows / kLy;
   T v[kLoads];
 #pragma unroll
-  for (int i = 0; i < kLoads; ++i)
-    v[i] = load_global<kEvictLast, /*kFetch256=*/kEvictLast>(col + static_cast<Index>(min(max(ly + i * kLy, j_lo), j_hi - 1) - shift) * stride);
+  for (int i = 0; i < kLoads; ++i) {
+    const Index row = static_cast<Index>(min(max(ly + i * kLy, j_lo), j_hi - 1) - shift);
+    v[i] = load_global<kEvictLast, /*kFetch256=*/kEvictLast>(col + row * stride);
+  }
 #pragma unroll
   for (int i = 0; i < kLoads; ++i) tile[(ly + i * kLy) * pitch + lx] = v[i];
 }
