@@ -45,9 +45,6 @@ def extension():
     if with_cuda:
         defines.append(("TORCH_TRANSPOSE_WITH_CUDA", None))
         nvcc = ["-O3", "-std=c++17", "--expt-relaxed-constexpr", "-lineinfo"]
-        # Build options for A/Bs of two builds (bench/README.md): macro names, separated by
-        # spaces, for code that tests them.
-        nvcc += [f"-D{name}" for name in os.environ.get("TORCH_TRANSPOSE_NVCC_DEFINES", "").split()]
         return CUDAExtension("torch_transpose._C", sources, include_dirs=[str(ROOT / "csrc")],
                              define_macros=defines, extra_compile_args={"cxx": cxx, "nvcc": nvcc},
                              extra_link_args=link)

@@ -32,8 +32,8 @@ struct LayoutProblem {
   DimVector<int64_t> sizes;        // shape of the result
   DimVector<int64_t> in_strides;   // input strides, in elements, in result-dim order
   DimVector<int64_t> out_strides;  // output strides, in elements
-  int element_bytes = 4;             // 1, 2, 4, 8 or 16
-  uintptr_t in_address = 0;          // first element's address (for vector alignment)
+  int element_bytes = 4;           // 1, 2, 4, 8 or 16
+  uintptr_t in_address = 0;        // first element's address (for vector alignment)
   uintptr_t out_address = 0;
 };
 
