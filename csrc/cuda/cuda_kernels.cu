@@ -171,13 +171,15 @@ void launch_interleave(const NarrowArgs& narrow, bool dense_in, const T* in, T* 
     with_bool(l2_evict_last_loads(!(sizeof(T) == 2 && dense_in)), [&](auto kEvictLast) {
       if (args.planar_in) {
         with_interleave_c<interleave_max_c(sizeof(T), true)>(args.c, [&](auto c) {
-          launch_kernel(interleave_transpose_kernel<T, c.value, true, kEvictLast.value>, grid, kThreads, 0, stream, in, out,
-                        args);
+          launch_kernel(interleave_transpose_kernel<T, c.value, true, kEvictLast.value, false>, grid, kThreads, 0, stream, in,
+                        out, args);
         });
       } else {
         with_interleave_c<interleave_max_c(sizeof(T), false)>(args.c, [&](auto c) {
-          launch_kernel(interleave_transpose_kernel<T, c.value, false, kEvictLast.value>, grid, kThreads, 0, stream, in, out,
-                        args);
+          with_bool(interleave_direct_loads(sizeof(T), args.c), [&](auto kDirect) {
+            launch_kernel(interleave_transpose_kernel<T, c.value, false, kEvictLast.value, kDirect.value>, grid, kThreads, 0,
+                          stream, in, out, args);
+          });
         });
       }
     });

@@ -17,6 +17,8 @@
 //     l*C .. l*C + C - 1; a 16-byte round trip through the warp's slice of shared memory hands
 //     lane l vectors k*32 + l instead, so each dense access instruction covers 512 consecutive
 //     bytes (for C > 8 in two passes, half the lanes' vectors each, to bound shared memory).
+//     Dense inputs of 1-byte elements or C <= 3 skip the round trip: each lane loads its own C
+//     vectors (interleave_direct_loads says why).
 // The narrow kernel (narrow_transpose.cuh), which serves every N from 2 to 16 with N a run-time
 // value, scatters and gathers the dense side element by element in shared memory: bf16 C = 3
 // ran at 0.62-0.67 of copy by GPU time there (77 registers; H200, 2026-11-30, probe in
@@ -51,6 +53,21 @@ inline bool interleave_enabled() {
   return enabled;
 }
 
+// Whether a dense input is loaded straight into each lane's C vectors (16 bytes every 16 * C
+// bytes, so each load instruction spans the warp's whole chunk and L1 serves the other parts of
+// each line to the next ones) rather than through the shared round trip. H200, same-call A/B by
+// GPU time, three rounds, ratio to copy (bench/NOTES.md v34): 1-byte elements won at every C
+// (int8 16777216 x C, C = 2..8: 0.81-0.88 -> 0.88-1.02), C = 3 won or held (fp32 4194304x3
+// 0.969 -> 0.977, 64x1024x3 0.86 -> 0.91, fp64 0.991 -> 0.999, bf16 32x224x224x3 0.925-0.936 ->
+// 0.929-0.944), C = 2 held (fp64 +0.005); wider ones lost where each load instruction spans more
+// lines: C = 4 in 4- and 8-byte elements by 0.01-0.015, 2-byte C = 5..8 by 0.04-0.08. Direct
+// stores on the dense output side lost everywhere (0.03-0.4: stores get no L1 to merge them).
+// TORCH_TRANSPOSE_INTERLEAVE_DIRECT: 0 = never, 1 = always (tests, A/B runs), unset = this rule.
+inline bool interleave_direct_loads(int element_bytes, int c) {
+  static const Override setting = env_override("TORCH_TRANSPOSE_INTERLEAVE_DIRECT");
+  return decide(setting, element_bytes == 1 || c <= 3);
+}
+
 // The kernel's arguments, read off NarrowArgs (interleave_args below).
 struct InterleaveArgs {
   int c = 0;                     // the narrow dim's size
@@ -78,7 +95,9 @@ template <int C> __device__ __forceinline__ int interleave_slot(int i) { return 
 template <int C>
 constexpr int kInterleaveSlots = kInterleavePassVectors<C> + (C % 2 == 0 ? kInterleavePassVectors<C> / 8 : 0);
 
-template <typename T, int C, bool kPlanarIn, bool kEvictLast>
+// kDirectLoads (dense inputs only): no shared round trip on the load side
+// (interleave_direct_loads).
+template <typename T, int C, bool kPlanarIn, bool kEvictLast, bool kDirectLoads>
 __global__ void __launch_bounds__(kThreads)
 interleave_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const InterleaveArgs args) {
   constexpr int V = 16 / static_cast<int>(sizeof(T));
@@ -136,20 +155,26 @@ interleave_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const
       }
     } else {
       static_assert(kPasses == 1, "dense inputs take one pass (interleave_max_c)");
+      if constexpr (kDirectLoads) {
 #pragma unroll
-      for (int k = 0; k < C; ++k) {
-        const int i = k * 32 + lane;
-        if (i < dense_vectors) slice[interleave_slot<C>(i)] = load_global<kEvictLast>(reinterpret_cast<const Chunk*>(src + i * V));
+        for (int k = 0; k < C; ++k)
+          dense[k] = lane_on ? load_global<kEvictLast>(reinterpret_cast<const Chunk*>(src + (lane * C + k) * V)) : Chunk{};
+      } else {
+#pragma unroll
+        for (int k = 0; k < C; ++k) {
+          const int i = k * 32 + lane;
+          if (i < dense_vectors) slice[interleave_slot<C>(i)] = load_global<kEvictLast>(reinterpret_cast<const Chunk*>(src + i * V));
+        }
+        __syncwarp();
+#pragma unroll
+        for (int k = 0; k < C; ++k) dense[k] = slice[interleave_slot<C>(lane * C + k)];
       }
-      __syncwarp();
-#pragma unroll
-      for (int k = 0; k < C; ++k) dense[k] = slice[interleave_slot<C>(lane * C + k)];
 #pragma unroll
       for (int j = 0; j < C * V; ++j) planar[j % C].v[j / C] = dense[j / V].v[j % V];
 #pragma unroll
       for (int c = 0; c < C; ++c)
         if (lane_on) *reinterpret_cast<Chunk*>(dst + c * args.plane_stride + lane * V) = planar[c];
-      __syncwarp();  // the next trip rewrites the slice
+      if constexpr (!kDirectLoads) __syncwarp();  // the next trip rewrites the slice
     }
   }
 }
