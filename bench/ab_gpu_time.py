@@ -17,6 +17,10 @@ few microseconds. GPU time here: `--calls` calls queued behind a sleep kernel (s
 waits for the host), CUDA events around the batch, best of 3; copy = `dst.copy_(src)` of the
 same bytes. On the CPU (the tests) the same loop is timed by the wall clock.
 
+`--clock wall` times each implementation as the benchmark does instead (torch.utils.benchmark's
+loop, host and GPU together, `timing.median_seconds`), for cases whose suite reading is host-bound
+(the C = 3 layouts): then settings are compared by what the suite measures, round against round.
+
 Every case's output is compared bit for bit with eager's before it is timed. The table's cells
 are copy's time / ours, one per round ("r1 / r2"), one column per setting.
 """
@@ -31,7 +35,7 @@ import torch
 
 from . import cases as case_defs
 from . import impls as impl_defs
-from . import run
+from . import run, timing
 from .host_overhead import hold_gpu, wall_us
 
 
@@ -50,7 +54,13 @@ def setting_label(text):
     return text.strip() or "as is"
 
 
-def seconds_per_call(fn, device, calls):
+# --clock wall: each implementation's timed loop, as long as the suite's (--min-run-time 0.1).
+WALL_MIN_RUN_TIME = 0.1
+
+
+def seconds_per_call(fn, device, calls, clock="gpu"):
+    if clock == "wall":
+        return timing.median_seconds(fn, WALL_MIN_RUN_TIME)
     fn()  # warm-up: the first call's allocations and launches stay out of the timing
     best = math.inf
     for _ in range(3):
@@ -89,18 +99,18 @@ def select_cases(args):
     return (run.select_cases(args) if args.cases else []) + shape_cases(args.shapes)
 
 
-def measure(case, device, calls):
+def measure(case, device, calls, clock="gpu"):
     """One case in this process: ours and copy's seconds per call, after a bit-for-bit check."""
     x = case.make_input(device)
     ours = impl_defs.ours(case, x)
     run.check_bits(ours(), impl_defs.eager(case, x)(), f"torch_transpose on {case.name}")
-    return {"case": case.name, "ours_s": seconds_per_call(ours, device, calls),
-            "copy_s": seconds_per_call(impl_defs.copy(case, x), device, calls)}
+    return {"case": case.name, "ours_s": seconds_per_call(ours, device, calls, clock),
+            "copy_s": seconds_per_call(impl_defs.copy(case, x), device, calls, clock)}
 
 
 def worker(args):
     for case in select_cases(args):
-        print(json.dumps(measure(case, args.device, args.calls)), flush=True)
+        print(json.dumps(measure(case, args.device, args.calls, args.clock)), flush=True)
         if args.device == "cuda":
             torch.cuda.empty_cache()
 
@@ -108,7 +118,7 @@ def worker(args):
 def run_setting(args, text):
     """The cases under one setting, in a fresh process: {case: copy's time / ours}."""
     command = [sys.executable, "-m", "bench.ab_gpu_time", "--worker", "--device", args.device,
-               "--cases", args.cases, "--shapes", args.shapes, "--calls", str(args.calls)]
+               "--cases", args.cases, "--shapes", args.shapes, "--calls", str(args.calls), "--clock", args.clock]
     env = dict(os.environ, **parse_setting(text))
     done = subprocess.run(command, env=env, capture_output=True, text=True)
     if done.returncode != 0:
@@ -140,7 +150,9 @@ def parse_args(argv=None):
     p.add_argument("--settings", nargs="+", default=[""],
                    help="one argument per setting, each 'NAME=VALUE ...' ('' = the environment as it is)")
     p.add_argument("--rounds", type=int, default=2)
-    p.add_argument("--calls", type=int, default=30, help="calls per timed batch")
+    p.add_argument("--calls", type=int, default=30, help="calls per timed batch (--clock gpu)")
+    p.add_argument("--clock", choices=["gpu", "wall"], default="gpu",
+                   help="gpu: calls queued behind a sleep kernel, CUDA events; wall: the benchmark's own loop")
     p.add_argument("--out", default=None, help="also write the table to this Markdown file")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args(argv)

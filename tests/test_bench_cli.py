@@ -80,9 +80,20 @@ def test_shapes_become_transposes_of_the_last_two_dims():
         ab_gpu_time.parse_args(["--device", "cpu"])
 
 
-def test_ab_times_shapes_outside_the_suite_on_the_cpu():
+def test_wall_clock_ab_times_through_the_benchmarks_loop(monkeypatch):
+    seen = []
+    monkeypatch.setattr(ab_gpu_time.timing, "median_seconds", lambda fn, min_run_time: seen.append(min_run_time) or 0.25)
+    assert ab_gpu_time.seconds_per_call(lambda: None, "cpu", 1, clock="wall") == 0.25
+    assert seen == [ab_gpu_time.WALL_MIN_RUN_TIME]
+    assert ab_gpu_time.parse_args(["--device", "cpu", "--shapes", "fp32 4x4", "--clock", "wall"]).clock == "wall"
+
+
+@pytest.mark.parametrize("clock", ["gpu", "wall"])
+def test_ab_times_shapes_outside_the_suite_on_the_cpu(clock):
+    # --clock wall times through the benchmark's own loop (timing.median_seconds).
     done = subprocess.run([sys.executable, "-m", "bench.ab_gpu_time", "--device", "cpu", "--shapes", "bf16 3x40x56",
-                           "--settings", "", "--rounds", "1", "--calls", "1"], capture_output=True, text=True, timeout=300)
+                           "--settings", "", "--rounds", "1", "--calls", "1", "--clock", clock],
+                          capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert re.search(r"^\| bf16 3x40x56 \(shape\) \| \d+\.\d{3} \|$", done.stdout, re.M), done.stdout
 

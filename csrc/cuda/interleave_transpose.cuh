@@ -61,7 +61,7 @@ inline bool interleave_enabled() {
 // 0.969 -> 0.977, 64x1024x3 0.86 -> 0.91, fp64 0.991 -> 0.999, bf16 32x224x224x3 0.925-0.936 ->
 // 0.929-0.944), C = 2 held (fp64 +0.005); wider ones lost where each load instruction spans more
 // lines: C = 4 in 4- and 8-byte elements by 0.01-0.015, 2-byte C = 5..8 by 0.04-0.08. Direct
-// stores on the dense output side lost everywhere (0.03-0.4: stores get no L1 to merge them).
+// stores on the dense output side lost everywhere (0.14-0.41: stores get no L1 to merge them).
 // TORCH_TRANSPOSE_INTERLEAVE_DIRECT: 0 = never, 1 = always (tests, A/B runs), unset = this rule.
 inline bool interleave_direct_loads(int element_bytes, int c) {
   static const Override setting = env_override("TORCH_TRANSPOSE_INTERLEAVE_DIRECT");
