@@ -51,7 +51,7 @@ test-cpp: build
 	  -DCMAKE_PREFIX_PATH="$$($(PYTHON) -c 'import torch; print(torch.utils.cmake_prefix_path)')" \
 	  -DPython3_EXECUTABLE=$(PYTHON) -DTORCH_TRANSPOSE_FIXTURES=$(CURDIR)/$(CMAKE_BUILD)/fixtures $(CMAKE_ARGS)
 	cmake --build $(CMAKE_BUILD) -j $(JOBS)
-	cd $(CMAKE_BUILD) && ctest --output-on-failure
+	cd $(CMAKE_BUILD) && ctest --output-on-failure -j $(JOBS)
 
 bench: build
 	$(PYTHON) -m bench $(BENCH_ARGS)

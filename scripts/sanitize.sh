@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # AddressSanitizer + UndefinedBehaviorSanitizer over the C++ tests: the plan alone, the C++ API
-# (the CPU op path through the dispatcher) and the CUDA kernels run on CPU threads
-# (test_kernels_on_host). Real CUDA runs are checked by compute-sanitizer on the GPU machine.
+# (the CPU op path through the dispatcher) and the CUDA kernels run on the CPU, a fiber per CUDA
+# thread (test_kernels_on_host). Real CUDA runs are checked by compute-sanitizer on the GPU machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-$(command -v python3)}

@@ -1,30 +1,22 @@
 // Runs this library's CUDA kernels on the CPU, for tests only (tests/cpp/test_kernels_on_host.cpp).
 //
 // Compiled with TORCH_TRANSPOSE_CUDA_ON_HOST, the .cuh kernels build as plain C++: each block
-// runs as kThreads std::threads that meet at a barrier for every __syncthreads(), blocks one
-// after another. Index math, masks, vector paths and tile shapes then get checked on machines
+// runs as one fiber per CUDA thread (host_fibers.h), all on the calling thread, meeting at a
+// barrier for every __syncthreads(), blocks one after another. Index math, masks, vector paths and tile shapes then get checked on machines
 // without a GPU (CI), on every problem the plan can produce. Timing means nothing here, and
 // only the GPU machine proves the real thing; this catches indexing bugs before a GPU run.
 #pragma once
 
 #include <algorithm>
-#include <atomic>
-#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <mutex>
-#include <thread>
+#include <memory>  // before the __noinline__ macro below: libstdc++'s shared_ptr spells that attribute
 #include <utility>
-#include <vector>
 
-#if defined(__linux__)
-#include <linux/futex.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-#endif
+#include "host_fibers.h"
 
 #define __global__
 #define __device__
@@ -86,48 +78,42 @@ inline unsigned char* dynamic_smem() { return dynamic_smem_bytes; }
 
 namespace host_emulation {
 
-// A reusable barrier for the threads of one block. On Linux, waiters sleep on a futex of the
-// phase word: the last arrival wakes them all at once, and none has to take a lock on its way
-// out. (With a mutex and condition variable, each of the 255 woken threads queued for the mutex
-// in turn; the host tests spent most of their time in that queue.) Elsewhere, the portable way.
+// The fiber running now gives way to the others. threadIdx and blockIdx are one pair for all
+// the fibers of the OS thread, so each fiber keeps its own across the switch.
+inline void give_way() {
+  const dim3 thread = threadIdx, block = blockIdx;
+  FiberBlock::yield();
+  threadIdx = thread;
+  blockIdx = block;
+}
+
+// A reusable barrier for the fibers of one block: the last arrival moves the phase on and runs
+// on; the others give way until they see it moved. Each call counts as one arrival wherever it
+// is made, as the kernels' uniform barriers need (every thread makes the same calls).
 class BlockBarrier {
  public:
   explicit BlockBarrier(int count) : count_(count) {}
   void wait() {
-#if defined(__linux__)
-    // The phase is read before arriving: it cannot move on until this thread has arrived.
-    const uint32_t phase = phase_.load(std::memory_order_acquire);
-    if (arrived_.fetch_add(1, std::memory_order_acq_rel) + 1 == count_) {
-      arrived_.store(0, std::memory_order_relaxed);  // before the phase moves: reused at once
-      phase_.fetch_add(1, std::memory_order_acq_rel);
-      syscall(SYS_futex, reinterpret_cast<uint32_t*>(&phase_), FUTEX_WAKE_PRIVATE, INT32_MAX, nullptr, nullptr, 0);
-    } else {
-      while (phase_.load(std::memory_order_acquire) == phase)
-        syscall(SYS_futex, reinterpret_cast<uint32_t*>(&phase_), FUTEX_WAIT_PRIVATE, phase, nullptr, nullptr, 0);
-    }
-#else
-    std::unique_lock<std::mutex> lock(mutex_);
-    const uint32_t phase = phase_.load();
+    const uint32_t phase = phase_;
     if (++arrived_ == count_) {
       arrived_ = 0;
-      phase_.fetch_add(1);
-      cv_.notify_all();
-    } else {
-      cv_.wait(lock, [&] { return phase_.load() != phase; });
+      ++phase_;
+      return;
     }
-#endif
+    while (phase_ == phase) give_way();
   }
 
  private:
-  static_assert(sizeof(std::atomic<uint32_t>) == sizeof(uint32_t), "the futex word is the atomic's own");
-  std::atomic<uint32_t> phase_{0};
-  std::atomic<int> arrived_{0};
+  uint32_t phase_ = 0;
+  int arrived_ = 0;
   const int count_;
-#if !defined(__linux__)
-  std::mutex mutex_;
-  std::condition_variable cv_;
-#endif
 };
+
+// One fiber pool per OS thread, whatever the kernel: stacks are kept for the next launch.
+inline FiberBlock& fiber_block() {
+  static thread_local FiberBlock block;
+  return block;
+}
 
 inline thread_local BlockBarrier* current_barrier = nullptr;
 
@@ -179,28 +165,28 @@ template <typename... KernelArgs, typename... Args>
 void launch_kernel(void (*kernel)(KernelArgs...), dim3 grid, int threads, size_t /*smem*/, cudaStream_t /*stream*/,
                    Args&&... args) {
   host_emulation::BlockBarrier barrier(threads);
+  host_emulation::current_barrier = &barrier;
   gridDim = grid;
-  std::vector<std::thread> pool;
-  for (int t = 0; t < threads; ++t) {
-    pool.emplace_back([&, t] {
-      threadIdx.x = static_cast<unsigned int>(t);
-      host_emulation::current_barrier = &barrier;
-      for (unsigned int z = 0; z < grid.z; ++z) {
-        for (unsigned int y = 0; y < grid.y; ++y) {
-          for (unsigned int x = 0; x < grid.x; ++x) {
-            blockIdx = dim3{x, y, z};
-            kernel(args...);
-            barrier.wait();
-          }
+  auto thread_body = [&](int t) {
+    for (unsigned int z = 0; z < grid.z; ++z) {
+      for (unsigned int y = 0; y < grid.y; ++y) {
+        for (unsigned int x = 0; x < grid.x; ++x) {
+          threadIdx = dim3{static_cast<unsigned int>(t), 0, 0};
+          blockIdx = dim3{x, y, z};
+          kernel(args...);
+          barrier.wait();
         }
       }
-    });
-  }
-  for (auto& thread : pool) thread.join();
+    }
+  };
+  using Body = decltype(thread_body);
+  host_emulation::fiber_block().run(
+      threads, [](void* body, int t) { (*static_cast<Body*>(body))(t); }, &thread_body);
+  host_emulation::current_barrier = nullptr;
 }
 
-// The <<<grid, threads, smem, stream>>> launch, emulated: `threads` host threads, each running
-// every block in turn, meeting at the barrier between blocks.
+// The <<<grid, threads, smem, stream>>> launch, emulated: `threads` fibers, each running every
+// block in turn, meeting at the barrier between blocks.
 template <typename... KernelArgs, typename... Args>
 void launch_kernel(void (*kernel)(KernelArgs...), unsigned int grid, int threads, size_t /*smem*/,
                    cudaStream_t /*stream*/, Args&&... args) {

@@ -1,5 +1,5 @@
 // tma.cuh's copies and barriers on the CPU, for the host tests (cuda_on_host.h runs a block's
-// threads as std::threads). A load copies its box at once, zero-filling what lies outside the
+// threads as fibers). A load copies its box at once, zero-filling what lies outside the
 // tensor and applying the 128-byte swizzle the device map asks for, then completes a phase of
 // its barrier; a store copies the box back, clipped at the tensor's edges. Fences and bulk
 // groups have nothing to order here.
@@ -7,7 +7,8 @@
 
 #include <cstdint>
 #include <cstring>
-#include <thread>
+
+#include "cuda_on_host.h"
 
 #define __grid_constant__
 
@@ -63,8 +64,9 @@ inline void mbarrier_init(uint64_t* bar, uint32_t /*arrivals*/) { __atomic_store
 inline void mbarrier_init_fence() {}
 
 // *bar counts completed phases; the phase of parity p is complete once the count's parity differs.
+// The fiber gives way until another completes the phase.
 inline void mbarrier_wait(uint64_t* bar, uint32_t parity) {
-  while ((__atomic_load_n(bar, __ATOMIC_ACQUIRE) & 1) == parity) std::this_thread::yield();
+  while ((__atomic_load_n(bar, __ATOMIC_ACQUIRE) & 1) == parity) host_emulation::give_way();
 }
 
 inline void tma_load_box(void* dst, const TmaMap* map, uint64_t* bar, uint32_t /*bytes*/, int c0, int c1, int c2) {
