@@ -9,10 +9,11 @@
 // tracer see exactly what they see through torch.ops (the functional fast entries skip it only
 // where none of these is active: dispatch_reaches_kernels). What they skip is the Python layer:
 // __torch_function__ (tensor subclasses and torch-function modes) and Dynamo, which cannot
-// trace a pybind function. The wrappers (torch_transpose/_functions.py) call them only when
+// trace a C function. The wrappers (torch_transpose/_functions.py) call them only when
 // neither can be involved. As torch.ops does, they release the GIL while the op runs.
 #include <ATen/PythonTorchFunctionTLS.h>
 #include <c10/util/SmallVector.h>
+#include <torch/csrc/Exceptions.h>
 #include <torch/csrc/MemoryFormat.h>
 #include <torch/csrc/autograd/python_variable.h>
 #include <torch/extension.h>
@@ -38,8 +39,6 @@ using at::Tensor;
 // dispatch_reaches_kernels), the functional entries call that kernel directly, saving the
 // dispatcher's two hops; the out= entries always dispatch (the autograd kernel bumps out's
 // version counter, and errors for out= with gradients wanted).
-
-py::object not_implemented() { return py::reinterpret_borrow<py::object>(Py_NotImplemented); }
 
 // o's tensor when o is a plain torch.Tensor (not a subclass) that wants no gradient here (out=
 // refuses gradients, with the error the general route raises); nullptr otherwise. The caller's
@@ -77,66 +76,129 @@ bool exact_int_sequence(PyObject* seq, c10::SmallVector<int64_t, 8>& values) {
   return true;
 }
 
-// Runs a functional op on self without the GIL (as torch.ops does) and wraps its result: the
-// kernel directly where dispatch_reaches_kernels(self) holds, else the op through the dispatcher.
+// Runs a functional op on self without the GIL (as torch.ops does) and wraps its result (a new
+// reference): the kernel directly where dispatch_reaches_kernels(self) holds, else the op
+// through the dispatcher.
 template <typename Kernel, typename Dispatched>
-py::object run_without_gil(const Tensor& self, Kernel&& kernel, Dispatched&& dispatched) {
+PyObject* run_without_gil(const Tensor& self, Kernel&& kernel, Dispatched&& dispatched) {
   const bool direct = torch_transpose::dispatch_reaches_kernels(self);
   Tensor result;
   {
     py::gil_scoped_release no_gil;
     result = direct ? kernel() : dispatched();
   }
-  return py::reinterpret_steal<py::object>(THPVariable_Wrap(std::move(result)));
+  return THPVariable_Wrap(std::move(result));
 }
 
-// Runs an out= op without the GIL and returns the caller's out object itself, as out= functions
-// do. These go through the dispatcher: its autograd kernel bumps out's version counter.
+// Runs an out= op without the GIL and returns the caller's out object itself (a new reference),
+// as out= functions do. These go through the dispatcher: its autograd kernel bumps out's
+// version counter.
 template <typename Op>
-py::object run_out_without_gil(py::handle out, Op&& op) {
+PyObject* run_out_without_gil(PyObject* out, Op&& op) {
   {
     py::gil_scoped_release no_gil;
     op();
   }
-  return py::reinterpret_borrow<py::object>(out);
+  Py_INCREF(out);
+  return out;
 }
 
+PyObject* not_implemented() { Py_RETURN_NOTIMPLEMENTED; }
+
+// The entries are private (only the wrappers call them), but a wrong argument count still gets
+// Python's own TypeError rather than a read past the arguments.
+bool takes_args(const char* name, Py_ssize_t nargs, Py_ssize_t expected) {
+  if (nargs == expected) return true;
+  PyErr_Format(PyExc_TypeError, "%s() takes %zd positional arguments but %zd were given", name, expected, nargs);
+  return false;
+}
+
+// The entry points are plain CPython functions (METH_FASTCALL), not pybind11 ones: pybind11's
+// argument loaders and overload walk cost about 0.37 us a call on the CPU VM, where such a
+// function answering at its first test takes 0.1 (bench/NOTES.md v34). HANDLE_TH_ERRORS turns
+// PyTorch's C++ errors into its Python ones (IndexError for a dim out of range, ...), as
+// pybind11's translator did.
+PyObject* transpose_fast(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  HANDLE_TH_ERRORS
+  if (!takes_args("transpose_fast", nargs, 3)) return nullptr;
+  int64_t d0 = 0, d1 = 0;
+  const Tensor* t = plain_call(args[0]);
+  if (t == nullptr || !exact_int(args[1], d0) || !exact_int(args[2], d1)) return not_implemented();
+  return run_without_gil(*t, [&] { return torch_transpose::transpose_kernel(*t, d0, d1); },
+                         [&] { return torch_transpose::transpose(*t, d0, d1); });
+  END_HANDLE_TH_ERRORS
+}
+
+PyObject* permute_fast(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  HANDLE_TH_ERRORS
+  if (!takes_args("permute_fast", nargs, 2)) return nullptr;
+  c10::SmallVector<int64_t, 8> perm;
+  const Tensor* t = plain_call(args[0]);
+  if (t == nullptr || !exact_int_sequence(args[1], perm)) return not_implemented();
+  return run_without_gil(*t, [&] { return torch_transpose::permute_kernel(*t, perm); },
+                         [&] { return torch_transpose::permute(*t, perm); });
+  END_HANDLE_TH_ERRORS
+}
+
+PyObject* transpose_out_fast(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  HANDLE_TH_ERRORS
+  if (!takes_args("transpose_out_fast", nargs, 4)) return nullptr;
+  int64_t d0 = 0, d1 = 0;
+  const Tensor* t = plain_call(args[0]);
+  const Tensor* o = plain_tensor(args[3]);
+  if (t == nullptr || o == nullptr || !exact_int(args[1], d0) || !exact_int(args[2], d1)) return not_implemented();
+  return run_out_without_gil(args[3], [&] { torch_transpose::transpose_out(*t, d0, d1, *o); });
+  END_HANDLE_TH_ERRORS
+}
+
+PyObject* permute_out_fast(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  HANDLE_TH_ERRORS
+  if (!takes_args("permute_out_fast", nargs, 3)) return nullptr;
+  c10::SmallVector<int64_t, 8> perm;
+  const Tensor* t = plain_call(args[0]);
+  const Tensor* o = plain_tensor(args[2]);
+  if (t == nullptr || o == nullptr || !exact_int_sequence(args[1], perm)) return not_implemented();
+  return run_out_without_gil(args[2], [&] { torch_transpose::permute_out(*t, perm, *o); });
+  END_HANDLE_TH_ERRORS
+}
+
+PyObject* to_memory_format_fast(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  HANDLE_TH_ERRORS
+  if (!takes_args("to_memory_format_fast", nargs, 2)) return nullptr;
+  const Tensor* t = plain_call(args[0]);
+  if (t == nullptr || !THPMemoryFormat_Check(args[1])) return not_implemented();
+  const at::MemoryFormat format = reinterpret_cast<THPMemoryFormat*>(args[1])->memory_format;
+  return run_without_gil(*t, [&] { return torch_transpose::to_memory_format_kernel(*t, format); },
+                         [&] { return torch_transpose::to_memory_format(*t, format); });
+  END_HANDLE_TH_ERRORS
+}
+
+template <PyObject* (*Entry)(PyObject*, PyObject* const*, Py_ssize_t)>
+constexpr PyCFunction fastcall() {
+  return reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(Entry));
+}
+
+PyMethodDef fast_entry_points[] = {
+    {"transpose_fast", fastcall<transpose_fast>(), METH_FASTCALL,
+     "transpose_fast(self, dim0, dim1): transpose() for a plain tensor and int dims, or NotImplemented: see "
+     "python_module.cpp."},
+    {"permute_fast", fastcall<permute_fast>(), METH_FASTCALL,
+     "permute_fast(self, dims): permute() for a plain tensor and a list or tuple of ints, or NotImplemented: see "
+     "python_module.cpp."},
+    {"transpose_out_fast", fastcall<transpose_out_fast>(), METH_FASTCALL,
+     "transpose_out_fast(self, dim0, dim1, out): transpose(out=) for plain tensors and int dims, or "
+     "NotImplemented: see python_module.cpp."},
+    {"permute_out_fast", fastcall<permute_out_fast>(), METH_FASTCALL,
+     "permute_out_fast(self, dims, out): permute(out=) for plain tensors and a list or tuple of ints, or "
+     "NotImplemented: see python_module.cpp."},
+    {"to_memory_format_fast", fastcall<to_memory_format_fast>(), METH_FASTCALL,
+     "to_memory_format_fast(self, memory_format): to_memory_format() for a plain tensor and a "
+     "torch.memory_format, or NotImplemented: see python_module.cpp."},
+    {nullptr, nullptr, 0, nullptr},
+};
+
 void define_fast_entry_points(py::module_& m) {
-  m.def("transpose_fast", [](py::handle self, py::handle dim0, py::handle dim1) -> py::object {
-    int64_t d0 = 0, d1 = 0;
-    const Tensor* t = plain_call(self.ptr());
-    if (t == nullptr || !exact_int(dim0.ptr(), d0) || !exact_int(dim1.ptr(), d1)) return not_implemented();
-    return run_without_gil(*t, [&] { return torch_transpose::transpose_kernel(*t, d0, d1); },
-                           [&] { return torch_transpose::transpose(*t, d0, d1); });
-  }, "transpose() for a plain tensor and int dims, or NotImplemented: see python_module.cpp.");
-  m.def("permute_fast", [](py::handle self, py::handle dims) -> py::object {
-    c10::SmallVector<int64_t, 8> perm;
-    const Tensor* t = plain_call(self.ptr());
-    if (t == nullptr || !exact_int_sequence(dims.ptr(), perm)) return not_implemented();
-    return run_without_gil(*t, [&] { return torch_transpose::permute_kernel(*t, perm); },
-                           [&] { return torch_transpose::permute(*t, perm); });
-  }, "permute() for a plain tensor and a list or tuple of ints, or NotImplemented: see python_module.cpp.");
-  m.def("transpose_out_fast", [](py::handle self, py::handle dim0, py::handle dim1, py::handle out) -> py::object {
-    int64_t d0 = 0, d1 = 0;
-    const Tensor* t = plain_call(self.ptr());
-    const Tensor* o = plain_tensor(out.ptr());
-    if (t == nullptr || o == nullptr || !exact_int(dim0.ptr(), d0) || !exact_int(dim1.ptr(), d1)) return not_implemented();
-    return run_out_without_gil(out, [&] { torch_transpose::transpose_out(*t, d0, d1, *o); });
-  }, "transpose(out=) for plain tensors and int dims, or NotImplemented: see python_module.cpp.");
-  m.def("permute_out_fast", [](py::handle self, py::handle dims, py::handle out) -> py::object {
-    c10::SmallVector<int64_t, 8> perm;
-    const Tensor* t = plain_call(self.ptr());
-    const Tensor* o = plain_tensor(out.ptr());
-    if (t == nullptr || o == nullptr || !exact_int_sequence(dims.ptr(), perm)) return not_implemented();
-    return run_out_without_gil(out, [&] { torch_transpose::permute_out(*t, perm, *o); });
-  }, "permute(out=) for plain tensors and a list or tuple of ints, or NotImplemented: see python_module.cpp.");
-  m.def("to_memory_format_fast", [](py::handle self, py::handle memory_format) -> py::object {
-    const Tensor* t = plain_call(self.ptr());
-    if (t == nullptr || !THPMemoryFormat_Check(memory_format.ptr())) return not_implemented();
-    const at::MemoryFormat format = reinterpret_cast<THPMemoryFormat*>(memory_format.ptr())->memory_format;
-    return run_without_gil(*t, [&] { return torch_transpose::to_memory_format_kernel(*t, format); },
-                           [&] { return torch_transpose::to_memory_format(*t, format); });
-  }, "to_memory_format() for a plain tensor and a torch.memory_format, or NotImplemented: see python_module.cpp.");
+  if (PyModule_AddFunctions(m.ptr(), fast_entry_points) != 0) throw py::error_already_set();
   m.def("dispatch_reaches_kernels", &torch_transpose::dispatch_reaches_kernels,
         "Whether the fast entry points call the CPU or CUDA kernel directly for this tensor now (fast_dispatch.h).");
 }

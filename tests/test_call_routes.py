@@ -129,6 +129,16 @@ def test_errors_are_pytorch_types_on_the_unboxed_route():
         tt.transpose(x, out=torch.empty(4, 6))
 
 
+def test_fast_entry_points_check_their_argument_count():
+    # Plain CPython functions (python_module.cpp): a wrong count is Python's TypeError, not a
+    # read past the arguments.
+    x = torch.randn(2, 3)
+    for entry, args in (("transpose_fast", (x, 0)), ("permute_fast", (x,)), ("transpose_out_fast", (x, 0, 1)),
+                        ("permute_out_fast", (x, [1, 0], x, x)), ("to_memory_format_fast", ())):
+        with pytest.raises(TypeError, match=f"{entry}\\(\\) takes"):
+            getattr(_C, entry)(*args)
+
+
 def test_fast_entry_points_decline_what_they_do_not_serve(device):
     # _C.transpose_fast / permute_fast serve plain tensors with exact int dims and no gradient
     # wanted; for anything else they answer NotImplemented and the wrapper's general route runs
