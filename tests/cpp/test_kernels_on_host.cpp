@@ -182,6 +182,34 @@ Case into_view(Case c, std::vector<int64_t> out_strides, int64_t out_offset, con
   return c;
 }
 
+// The emulation itself (cuda_on_host.h, host_fibers.h): every thread of a block writes its slot
+// of shared memory, meets the others at a barrier and reads a neighbour's slot, twice per block
+// (so the barrier is reused within a block and across blocks), over a 3-D grid. Without a
+// barrier that waits, a thread reads a slot its neighbour has not written yet.
+__global__ void neighbour_exchange_kernel(unsigned* out) {
+  __shared__ unsigned slots[256];
+  const unsigned block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+  const unsigned t = threadIdx.x;
+  for (unsigned round = 0; round < 2; ++round) {
+    slots[t] = block * 1000 + round * 300 + t;
+    __syncthreads();
+    out[(block * 2 + round) * 256 + t] = slots[(t + 1) % 256];
+    __syncthreads();  // before the next round overwrites the slots
+  }
+}
+
+TEST(HostEmulation, BarriersOrderSharedMemoryAcrossThreadsAndBlocks) {
+  const dim3 grid{3, 2, 2};
+  const unsigned blocks = 12;
+  std::vector<unsigned> out(blocks * 2 * 256, 0xFFFFFFFFu);
+  torch_transpose::launch_kernel(neighbour_exchange_kernel, grid, 256, 0, nullptr, out.data());
+  for (unsigned block = 0; block < blocks; ++block)
+    for (unsigned round = 0; round < 2; ++round)
+      for (unsigned t = 0; t < 256; ++t)
+        ASSERT_EQ(out[(block * 2 + round) * 256 + t], block * 1000 + round * 300 + (t + 1) % 256)
+            << "block " << block << " round " << round << " thread " << t;
+}
+
 const int kWidths[] = {1, 2, 4, 8, 16};
 
 TEST(KernelsOnHost, SquareTilesInteriorAndEdges) {
