@@ -848,8 +848,10 @@ TEST(KernelsOnHost, RandomPermutations) {
   std::mt19937 rng(1234);
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   const int64_t sizes_pool[] = {1, 2, 3, 5, 7, 8, 16, 31, 32, 33, 40, 64, 65};
-  for (int trial = 0; trial < 150; ++trial) {
-    const int rank = pick(2, 4);
+  // 1500 trials up to rank 5: 1.6 s a run on fibers (150 trials up to rank 4 took 5.6 s with a
+  // thread per CUDA thread, 0.12 s on fibers).
+  for (int trial = 0; trial < 1500; ++trial) {
+    const int rank = pick(2, 5);
     std::vector<int64_t> shape(rank);
     int64_t numel = 1;
     for (auto& s : shape) {
