@@ -2,8 +2,9 @@
 //
 // Compiled with TORCH_TRANSPOSE_CUDA_ON_HOST, the .cuh kernels build as plain C++: each block
 // runs as one fiber per CUDA thread (host_fibers.h), all on the calling thread, meeting at a
-// barrier for every __syncthreads(), blocks one after another. Index math, masks, vector paths and tile shapes then get checked on machines
-// without a GPU (CI), on every problem the plan can produce. Timing means nothing here, and
+// barrier for every __syncthreads(), blocks one after another. Index math, masks, vector paths
+// and tile shapes then get checked on machines without a GPU (CI), on every problem the plan
+// can produce. Timing means nothing here, and
 // only the GPU machine proves the real thing; this catches indexing bugs before a GPU run.
 #pragma once
 

@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <vector>
 
 // x86-64 (every machine this project builds on) switches with the few instructions below;
@@ -43,7 +44,7 @@
 // torch_transpose_fiber_switch(&save_sp, load_sp): pushes the callee-saved registers of the
 // System V ABI on the current stack, stores the stack pointer in *save_sp, loads load_sp and
 // pops the other context's registers; its `ret` resumes that context where it last switched
-// (or, for a new fiber, enters fiber_entry: see Fiber::prepare). Weak, because every file that
+// (or, for a new fiber, enters fiber_entry: see FiberBlock::prepare). Weak, because every file that
 // includes this header emits it. The test binary is built without CET shadow stacks
 // (CMakeLists.txt), which a switch of stacks would trip.
 asm(R"(
@@ -74,8 +75,6 @@ extern "C" void torch_transpose_fiber_switch(void** save_sp, void* load_sp);
 
 namespace torch_transpose {
 namespace host_emulation {
-
-class FiberBlock;
 
 // One fiber: its stack (a guard page below it, so an overflow faults rather than corrupts the
 // next stack) and its saved context.
@@ -118,7 +117,7 @@ class FiberBlock {
   using Body = void (*)(void* context, int fiber);
 
   void run(int count, Body body, void* context) {
-    while (static_cast<int>(fibers_.size()) < count) fibers_.push_back(new Fiber());  // kept for later launches
+    while (static_cast<int>(fibers_.size()) < count) fibers_.push_back(std::make_unique<Fiber>());  // kept for later launches
     body_ = body;
     context_ = context;
     FiberBlock* const outer = active_;
@@ -146,13 +145,6 @@ class FiberBlock {
       std::abort();
     }
     block->switch_to_scheduler(*block->current_, /*dying=*/false);
-  }
-
-  // The fiber now running (its index is threadIdx.x).
-  static int current_index() { return active_->current_->index; }
-
-  ~FiberBlock() {
-    for (Fiber* f : fibers_) delete f;
   }
 
  private:
@@ -220,7 +212,7 @@ class FiberBlock {
   }
 
   static inline thread_local FiberBlock* active_ = nullptr;
-  std::vector<Fiber*> fibers_;
+  std::vector<std::unique_ptr<Fiber>> fibers_;
   Fiber* current_ = nullptr;
   Body body_ = nullptr;
   void* context_ = nullptr;
