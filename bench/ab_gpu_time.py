@@ -7,7 +7,8 @@ that process.
     python -m bench.ab_gpu_time --shapes "int8 12288x12288,int8 4x8192x8192" --settings ...
 
 `--shapes` adds transposes of the last two dims outside the suite (a size rule's threshold is
-found between suite cases).
+found between suite cases), or permutes ("bf16 20x30x40x50x60:4,2,0,3,1": a suite case's layout in
+another dtype).
 
 Why a tool of its own: the switches (bench/README.md, "Tuning and profiling") are read once per
 process, so an A/B needs a process per setting; machines differ by up to 0.01 of copy on the same
@@ -28,6 +29,7 @@ import argparse
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 
@@ -79,19 +81,35 @@ def seconds_per_call(fn, device, calls, clock="gpu"):
     return best
 
 
+# One entry of --shapes: "DTYPE AxB[x...]" with an optional ":d0,d1,..." (a permutation, whose
+# commas belong to it), then a comma or semicolon before the next entry.
+_SHAPE_ENTRY = re.compile(r"\s*([^,;:]+?)\s*(?::\s*([0-9]+(?:\s*,\s*[0-9]+)*))?\s*(?:[,;]|$)")
+
+
 def shape_cases(text):
-    """'int8 12288x12288,fp32 4x64x64' -> suite-like cases transposing the last two dims."""
-    chosen = []
-    for word in filter(None, (w.strip() for w in text.split(","))):
-        dtype, _, dims = word.partition(" ")
+    """'int8 12288x12288,fp32 4x64x64' -> suite-like cases transposing the last two dims;
+    'bf16 20x30x40x50x60:4,2,0,3,1' -> a permute of that shape by those dims."""
+    chosen, at = [], 0
+    while at < len(text) and text[at:].strip():
+        match = _SHAPE_ENTRY.match(text, at)
+        if match is None or match.end() == at:
+            raise ValueError(f"expected shapes like 'int8 12288x12288' or 'bf16 20x30x40:2,0,1', got {text[at:]!r}")
+        at = match.end()
+        word, perm_text = match.group(1), match.group(2)
+        dtype, _, dims_text = word.partition(" ")
         try:
-            shape = tuple(int(n) for n in dims.strip().split("x"))
+            shape = tuple(int(n) for n in dims_text.strip().split("x"))
         except ValueError:
             shape = ()
-        if dtype not in case_defs.DTYPES or len(shape) < 2 or min(shape) < 1:
-            raise ValueError(f"expected shapes like 'int8 12288x12288' (a dtype of {sorted(case_defs.DTYPES)} "
-                             f"and at least two sizes), got {word!r}")
-        chosen.append(case_defs.Case(f"{word} (shape)", "shape", dtype, shape, ("transpose", -2, -1)))
+        perm = tuple(int(n) for n in perm_text.split(",")) if perm_text else None
+        if (dtype not in case_defs.DTYPES or len(shape) < 2 or min(shape) < 1
+                or (perm is not None and sorted(perm) != list(range(len(shape))))):
+            raise ValueError(f"expected shapes like 'int8 12288x12288' or 'bf16 20x30x40:2,0,1' (a dtype of "
+                             f"{sorted(case_defs.DTYPES)}, at least two sizes, a permutation of their dims), "
+                             f"got {word!r}")
+        op = ("permute", perm) if perm is not None else ("transpose", -2, -1)
+        name = f"{word}:{','.join(map(str, perm))}" if perm is not None else word
+        chosen.append(case_defs.Case(f"{name} (shape)", "shape", dtype, shape, op))
     return chosen
 
 
@@ -146,7 +164,9 @@ def parse_args(argv=None):
     p = argparse.ArgumentParser(prog="python -m bench.ab_gpu_time", description=__doc__.splitlines()[0])
     p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu", choices=["cpu", "cuda"])
     p.add_argument("--cases", default="", help="as `python -m bench --cases` (substrings of case names)")
-    p.add_argument("--shapes", default="", help="transposes outside the suite: 'DTYPE AxB[x...]', comma-separated")
+    p.add_argument("--shapes", default="",
+                   help="cases outside the suite, comma-separated: transposes of the last two dims, "
+                        "'DTYPE AxB[x...]', or permutes, 'DTYPE AxBxC:2,0,1'")
     p.add_argument("--settings", nargs="+", default=[""],
                    help="one argument per setting, each 'NAME=VALUE ...' ('' = the environment as it is)")
     p.add_argument("--rounds", type=int, default=2)

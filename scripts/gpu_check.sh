@@ -186,15 +186,16 @@ done
 # (the library gives them window tiles); and with 1- and 2-byte plans without 16-byte vectors on
 # the square tile kernel too (the library gives most of them realign window tiles); and with
 # whole-tile plans on the square tile kernel (the library gives them lean tiles); and with 16-line
-# narrow plans, short rows of 2^k vectors and window tile plans off their lean kernels, all with
-# plain loads rather than L2 evict_last ones.
+# narrow plans, short rows of 2^k vectors and window tile plans off their lean kernels, and with
+# gather tiles off (the box kernel then meets the 5-D layouts they take), all with plain loads
+# rather than L2 evict_last ones.
 if [[ ${TEST_FILES:-} != none ]]; then
   older_paths=(TORCH_TRANSPOSE_DIRECT=0 TORCH_TRANSPOSE_NARROW_PAIRS=1 TORCH_TRANSPOSE_VECTOR_ROWS=0
                TORCH_TRANSPOSE_ONE_BLOCK_PER_ITEM=0 TORCH_TRANSPOSE_TILE_STREAMS=4 TORCH_TRANSPOSE_BOX_HALF_STORES=0
                TORCH_TRANSPOSE_COMPACT_TILE=1 TORCH_TRANSPOSE_NARROW_BLOCK=1 TORCH_TRANSPOSE_INTERLEAVE=0
                TORCH_TRANSPOSE_TMA_TILE=0 TORCH_TRANSPOSE_WINDOW_HALF_VECTORS=0 TORCH_TRANSPOSE_REALIGN_WINDOW=0
                TORCH_TRANSPOSE_LEAN_TILE=0 TORCH_TRANSPOSE_LEAN_NARROW=0 TORCH_TRANSPOSE_LEAN_ROWS=0
-               TORCH_TRANSPOSE_LEAN_WINDOW=0 TORCH_TRANSPOSE_L2_EVICT_LAST=0)
+               TORCH_TRANSPOSE_LEAN_WINDOW=0 TORCH_TRANSPOSE_GATHER_TILE=0 TORCH_TRANSPOSE_L2_EVICT_LAST=0)
   env "${older_paths[@]}" python3 -m pytest tests/test_transpose.py tests/test_permute.py -m cuda -q -p no:cacheprovider \
     > "$OUT/pytest.tmp" 2>&1
   rc=$?

@@ -80,6 +80,17 @@ def test_shapes_become_transposes_of_the_last_two_dims():
         ab_gpu_time.parse_args(["--device", "cpu"])
 
 
+def test_shapes_with_a_permutation_become_permutes():
+    cases = ab_gpu_time.shape_cases("bf16 2x3x4:2,0,1, int8 4x6;fp64 5x6x7:0,2,1")
+    assert [(c.name, c.dtype, c.shape, c.op) for c in cases] == [
+        ("bf16 2x3x4:2,0,1 (shape)", "bf16", (2, 3, 4), ("permute", (2, 0, 1))),
+        ("int8 4x6 (shape)", "int8", (4, 6), ("transpose", -2, -1)),
+        ("fp64 5x6x7:0,2,1 (shape)", "fp64", (5, 6, 7), ("permute", (0, 2, 1)))]
+    for bad in ("fp32 4x4:1", "fp32 4x4:0,0", "fp32 4x4:0,2", "fp32 4x4:", "fp32 4x4:a"):
+        with pytest.raises(ValueError, match="expected shapes like"):
+            ab_gpu_time.shape_cases(bad)
+
+
 def test_wall_clock_ab_times_through_the_benchmarks_loop(monkeypatch):
     seen = []
     monkeypatch.setattr(ab_gpu_time.timing, "median_seconds", lambda fn, min_run_time: seen.append(min_run_time) or 0.25)

@@ -93,6 +93,25 @@ def test_box_tiles_whose_output_lines_are_half_vectors(device, dtype):
         check_fresh_and_guarded_outputs(x, dims)
 
 
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.bfloat16, torch.float32, torch.float64], ids=str)
+def test_gather_tiles_over_the_outputs_run(device, dtype):
+    # Layouts whose output fast dim b (under 32) continues into other dims of the output, while
+    # the input's fast dim a is another: on CUDA gather tiles take them (a tile over a and that
+    # merged run; a partial a tile, a partial last run tile, one and two batch dims, a run of
+    # three dims). Into a fresh tensor (aligned: gather tiles) and into a guarded view one element
+    # in from every edge (misaligned: box or flat tiles).
+    for shape, dims in [((2, 30, 3, 50, 64), (4, 2, 0, 3, 1)), ((2, 24, 3, 10, 80), (4, 2, 0, 3, 1)),
+                        ((20, 4, 144), (2, 1, 0)), ((3, 20, 4, 144), (0, 3, 2, 1)),
+                        ((2, 3, 24, 4, 80), (1, 0, 4, 3, 2)), ((3, 24, 4, 80), (3, 0, 2, 1))]:
+        x = random_bits(shape, dtype, device)
+        check_fresh_and_guarded_outputs(x, dims)
+    # A stepped run dim (rows stay 16-byte aligned), and an expanded one.
+    x = random_bits((40, 4, 144), dtype, device)[::2]
+    assert_bits_equal(tt.permute(x, (2, 1, 0)), reference(x, (2, 1, 0)))
+    x = random_bits((20, 1, 144), dtype, device).expand(20, 4, 144)
+    assert_bits_equal(tt.permute(x, (2, 1, 0)), reference(x, (2, 1, 0)))
+
+
 def check_output_in_aligned_window(x, dims, left):
     """tt.permute into columns [left, left + n) of rows padded by 2 * left: rows stay 16-byte
     aligned when left is a multiple of 16 bytes, so full-vector kernels can take the view."""

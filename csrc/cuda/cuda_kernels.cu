@@ -5,8 +5,10 @@
 //   Transpose plans: direct_transpose (up to 32768 elements: one thread per element),
 //                    narrow_transpose (a packed fast dim of 2..16 elements against aligned
 //                    lines; interleave_transpose when the lines are whole 16-byte vectors),
-//                    box_tile_transpose (both fast dims whole in a tile with a chunk of a batch
-//                    dim), flat_tile_transpose (any other fast dim under 32 elements),
+//                    gather_tile_transpose (a tile over a and the output's run of b and the
+//                    dims that continue it), box_tile_transpose (both fast dims whole in a
+//                    tile with a chunk of a batch dim), flat_tile_transpose (any other fast
+//                    dim under 32 elements),
 //                    tma_byte_tile_transpose (1-byte plans with 16-byte vectors on sm_90 and
 //                    newer: the copy engine moves the tiles) or tile_transpose
 //                    (window_tile_transpose when rows cannot take 16-byte vectors on both
@@ -30,6 +32,7 @@
 #include "compact_tile_transpose.cuh"
 #include "direct_transpose.cuh"
 #include "flat_tile_transpose.cuh"
+#include "gather_tile_transpose.cuh"
 #include "interleave_transpose.cuh"
 #include "lean_narrow_transpose.cuh"
 #include "lean_row_copy.cuh"
@@ -148,6 +151,30 @@ bool launch_box_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_t s
   return true;
 }
 
+// Gather tiles (gather_tile_transpose.cuh) for plans that fit them; false otherwise.
+template <typename T>
+bool launch_gather_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_t stream) {
+  if constexpr (sizeof(T) > 8) {  // no 16-byte vectors of several elements
+    return false;
+  } else {
+    constexpr int kTile = TileShape<sizeof(T)>::kTile, kV = 16 / sizeof(T);
+    GatherTileArgs args;
+    dim3 grid;
+    if (!make_gather_tile_args<kTile>(plan, reinterpret_cast<uintptr_t>(in), reinterpret_cast<uintptr_t>(out), sizeof(T),
+                                      args, grid))
+      return false;
+    const size_t smem = lean_tile_smem_bytes(kTile * kTile * sizeof(T));
+    with_bool(args.two_batch_dims, [&](auto kTwoBatchDims) {
+      // The lean tiles' rule: evict_last loads but for 2-byte elements.
+      with_bool(l2_evict_last_loads(sizeof(T) != 2), [&](auto kEvictLast) {
+        launch_kernel(gather_tile_transpose_kernel<T, kV, kTile, kTwoBatchDims.value, kEvictLast.value>, grid, kThreads,
+                      smem, stream, in, out, args);
+      });
+    });
+    return true;
+  }
+}
+
 // Calls f(std::integral_constant<int, C>) for the C in [kC, kMaxC] that equals `c` (kMaxC for
 // any larger c; wants_interleave has bounded it).
 template <int kMaxC, int kC = kInterleaveMinC, typename F>
@@ -215,12 +242,13 @@ inline bool launch_lean_narrow(const LayoutPlan& plan, const NarrowArgs& narrow,
 
 // For a narrow plan (make_narrow_args): the interleave kernel (C up to interleave_max_c against
 // lines of whole vectors), the narrow block kernel (16 four-byte lines) or the narrow kernel; for
-// other plans with a fast dim under 32, the box tile kernel, else the flat tile kernel.
+// other plans with a fast dim under 32, gather tiles, the box tile kernel, else the flat tile kernel.
 template <typename T>
 void launch_narrow_or_flat(const LayoutPlan& plan, const T* in, T* out, cudaStream_t stream, int sm_count) {
   NarrowArgs args;
   bool dense_in = false;
   if (!make_narrow_args(plan, reinterpret_cast<uintptr_t>(in), reinterpret_cast<uintptr_t>(out), args, dense_in)) {
+    if (launch_gather_tile<T>(plan, in, out, stream)) return;
     if (launch_box_tile<T>(plan, in, out, stream, sm_count)) return;
     return launch_flat_tile<T>(plan, in, out, stream, sm_count);
   }

@@ -107,10 +107,12 @@ constexpr int kStaticSmemBytes = 48 * 1024;  // the most a block may declare sta
 // `edge` (106 as a template flag), 4-byte 62 -> 64; but 1-byte 62 -> 126 (int8 fell from 0.91
 // to 0.72 of copy) and 8-byte 64 -> 121 (fp64 fell from 0.97 to 0.83), so those keep scalar
 // edges (kVectorEdges).
-template <typename T, int V, int kTile, typename Index, typename Args, int kBlock = kThreads, bool kEvictLast = false>
-__device__ __forceinline__ void vector_tile(bool edge, const T* __restrict__ src, T* __restrict__ dst, Index a0, Index b0,
-                                            Index in_sb, Index out_sa, const Args& args, T* tile,
-                                            Vec<T, V>* chunks) {
+// in_row(row): where input row b0 + row of the tile starts (its element a = 0); the square
+// kernels' rows are in_sb apart (vector_tile below), the gather tiles' are found by an indexer.
+template <typename T, int V, int kTile, typename Index, typename Args, int kBlock = kThreads, bool kEvictLast = false,
+          typename InRow>
+__device__ __forceinline__ void vector_tile_rows(bool edge, InRow&& in_row, T* __restrict__ dst, Index a0, Index b0,
+                                                 Index out_sa, const Args& args, T* tile, Vec<T, V>* chunks) {
   constexpr int kTx = kTile / V;       // threads (and chunks) per tile row
   constexpr int kTy = kBlock / kTx;    // tile rows per pass
   constexpr int kIters = kTile / kTy;
@@ -126,7 +128,7 @@ __device__ __forceinline__ void vector_tile(bool edge, const T* __restrict__ src
     // Addresses are formed only for elements inside the tensor: the 32-bit index is proven
     // for those alone.
     if (edge && (static_cast<int64_t>(b0) + row >= args.size_b || !a_inside)) continue;
-    v[i] = load_global<kEvictLast>(reinterpret_cast<const Vec<T, V>*>(src + (b0 + row) * in_sb + a0 + tx * V));
+    v[i] = load_global<kEvictLast>(reinterpret_cast<const Vec<T, V>*>(in_row(row) + a0 + tx * V));
   }
 #pragma unroll
   for (int i = 0; i < kIters; ++i) {
@@ -143,6 +145,15 @@ __device__ __forceinline__ void vector_tile(bool edge, const T* __restrict__ src
     for (int k = 0; k < V; ++k) w.v[k] = tile[(tx * V + k) * kTile + (((r / V) ^ tx) * V) + r % V];
     *reinterpret_cast<Vec<T, V>*>(dst + (a0 + r) * out_sa + b0 + tx * V) = w;
   }
+}
+
+// One tile whose input rows are in_sb apart (the square and lean tile kernels).
+template <typename T, int V, int kTile, typename Index, typename Args, int kBlock = kThreads, bool kEvictLast = false>
+__device__ __forceinline__ void vector_tile(bool edge, const T* __restrict__ src, T* __restrict__ dst, Index a0, Index b0,
+                                            Index in_sb, Index out_sa, const Args& args, T* tile,
+                                            Vec<T, V>* chunks) {
+  vector_tile_rows<T, V, kTile, Index, Args, kBlock, kEvictLast>(
+      edge, [&](int row) { return src + (b0 + row) * in_sb; }, dst, a0, b0, out_sa, args, tile, chunks);
 }
 
 // An edge tile element by element: one bounds predicate, symmetric under the transpose, for

@@ -564,6 +564,74 @@ TEST(KernelsOnHost, BoxTilePlans) {
   }
 }
 
+// Gather tiles (a tile over a and the output's run: b and the dims that continue it): the 5-D
+// permute's shape (a = 60: one partial a tile for 4- and 8-byte elements), a run whose length is
+// no multiple of a tile (its last tile masked), a spanning three tiles with a partial last one,
+// one and two batch dims, a run of three dims, an expanded run dim, an output whose rows have a
+// gap, a = 48 (under half a tile of 128), and two that do not fit (a misaligned base, three batch
+// dims) and so take other kernels. The run's dims come in another order in the input, or the
+// plan would merge them.
+std::vector<Case> gather_cases(int e) {
+  return {
+      permute_case({2, 30, 3, 50, 60}, {4, 2, 0, 3, 1}, e),
+      permute_case({2, 24, 3, 10, 80}, {4, 2, 0, 3, 1}, e),      // run of 1440: a last half tile
+      permute_case({20, 4, 144}, {2, 1, 0}, e),                  // a of 144: 64 + 64 + 16 (fp32)
+      permute_case({3, 20, 4, 144}, {0, 3, 2, 1}, e),            // one batch dim
+      permute_case({2, 3, 24, 4, 80}, {1, 0, 4, 3, 2}, e),       // two batch dims
+      permute_case({3, 24, 4, 80}, {3, 0, 2, 1}, e),             // a run of three dims
+      permute_case({20, 4, 144}, {2, 1, 0}, e, {144, 0, 1}),     // an expanded run dim (stride 0)
+      into_view(permute_case({20, 4, 144}, {2, 1, 0}, e), {96, 20, 1}, 16, "buf[:, 16:96] as 144x4x20"),
+      permute_case({20, 4, 48}, {2, 1, 0}, e),                   // a = 48
+      permute_case({20, 4, 144}, {2, 1, 0}, e, {}, 1),           // misaligned base: not taken
+      permute_case({2, 2, 2, 24, 4, 80}, {2, 1, 0, 5, 4, 3}, e), // three batch dims: not taken
+  };
+}
+
+TEST(KernelsOnHost, GatherTiles) {
+  for (int e : kWidths)
+    for (const Case& c : gather_cases(e)) check_case(c);
+}
+
+// Which of those plans gather tiles take (unless TORCH_TRANSPOSE_GATHER_TILE=0): all but the last
+// two for 1-, 2-, 4- and 8-byte elements, except the 5-D shape's a = 60 for 1- and 2-byte
+// elements (no whole 16-byte vectors) and a = 48 for them (tiles of 128: the rule asks a to fill
+// half a tile, which TORCH_TRANSPOSE_GATHER_TILE=1 overrides); no 16-byte elements; not b alone.
+TEST(KernelsOnHost, GatherTilePlans) {
+  const torch_transpose::Override setting = torch_transpose::gather_tile_override();
+  if (setting == torch_transpose::Override::Never) GTEST_SKIP() << "TORCH_TRANSPOSE_GATHER_TILE=0";
+  auto takes = [](const Case& c, bool expected) {
+    expect_taken(c, expected, [&](const PlacedCase& placed, dim3& grid) {
+      torch_transpose::GatherTileArgs args;
+      const int e = c.element_bytes;
+      return e <= 2 ? torch_transpose::make_gather_tile_args<128>(placed.plan, placed.in_address, placed.out_address, e,
+                                                                 args, grid)
+                    : torch_transpose::make_gather_tile_args<64>(placed.plan, placed.in_address, placed.out_address, e,
+                                                                args, grid);
+    });
+  };
+  for (int e : kWidths) {
+    const std::vector<Case> cases = gather_cases(e);
+    for (size_t i = 0; i < cases.size(); ++i) {
+      bool expected = e <= 8 && i + 2 < cases.size();
+      if (e <= 2 && i == 0) expected = false;
+      if (e <= 2 && i == 8) expected = setting == torch_transpose::Override::Always;
+      takes(cases[i], expected);
+    }
+  }
+  takes(permute_case({256, 384}, {1, 0}, 4), false);  // b alone
+  // The 5-D shape's grid: tiles of 64 along the run of 30 x 50 x 2 x 3 = 9000 (141, the last
+  // partial), one a tile, no batch.
+  const PlacedCase placed = place(gather_cases(4)[0]);
+  torch_transpose::GatherTileArgs args;
+  dim3 grid;
+  ASSERT_TRUE(torch_transpose::make_gather_tile_args<64>(placed.plan, placed.in_address, placed.out_address, 4, args, grid));
+  EXPECT_EQ(args.run.rank, 4);
+  EXPECT_EQ(args.size_b, 9000);
+  EXPECT_EQ(grid.x, 141u);
+  EXPECT_EQ(grid.y, 1u);
+  EXPECT_EQ(grid.z, 1u);
+}
+
 // The narrow kernel (when TORCH_TRANSPOSE_NARROW_KERNEL is not 0; the flat tile kernel takes
 // these otherwise): both directions, narrow sizes 2..16 on both sides of the warp-pair threshold
 // (7; every size takes pairs under TORCH_TRANSPOSE_NARROW_PAIRS=1, as ctest's first run sets), a

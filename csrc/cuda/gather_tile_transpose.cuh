@@ -1,0 +1,132 @@
+// Gather tiles: square tiles over (a, q), where q walks the output's run: its fast dim b and the
+// dims that continue b in the output's memory, merged into one index. The output is then a plain
+// matrix of size_a rows, each of the run's length, and every tile writes kTile whole-vector rows
+// of kTile elements, as a lean square tile does; the input row of each q (a's elements, unit
+// stride) is found by dividing q into the run's dims.
+//
+// Why: the 5-D permute (4,2,0,3,1) of 20x30x40x50x60 has a = 60 and b = 30. Box tiles
+// (box_tile_transpose.cuh) take b whole with a chunk of the dim of 50, so each tile writes 60
+// output runs of 240 bytes, half of them starting inside a 32-byte sector that the next tile
+// finishes; they run at 0.86 of copy, where lean tiles on (2, 1, 0), whose 64 output rows of 256
+// bytes lie as far apart, run at 0.945 (bench/NOTES.md v34: the box kernel also issues 4.7 times
+// their instructions per byte). Here the output's run is all of (i2, i0, i3, i1), 1.2 M elements,
+// so a tile writes 60 rows of 256 aligned bytes and reads 64 rows of 240 bytes (a whole), with the
+// lean tile's instruction stream plus one division per run dim for each row a thread loads.
+#pragma once
+
+#include "../env_switch.h"
+#include "cuda_common.cuh"
+#include "lean_batch.cuh"
+#include "lean_tile_transpose.cuh"  // lean_tile_smem_bytes: the same 4 blocks per SM
+#include "tile_transpose.cuh"
+
+namespace torch_transpose {
+
+// TORCH_TRANSPOSE_GATHER_TILE: 0 = never (box or flat tiles take these plans), 1 = whenever the
+// plan fits, unset = the rule in make_gather_tile_args.
+inline Override gather_tile_override() {
+  static const Override setting = env_override("TORCH_TRANSPOSE_GATHER_TILE");
+  return setting;
+}
+
+constexpr int kMaxGatherDims = 6;  // dims in the output's run, b included
+
+// The output's run: dim 0 is b, each next dim continues it in the output (its output stride is
+// the product of the sizes before it). Input strides per dim; sizes as divisors, the last dim's
+// unused (q is below the run's length).
+struct GatherRun {
+  int rank = 0;
+  int32_t in_strides[kMaxGatherDims] = {};
+  FastDivmod by_size[kMaxGatherDims];
+
+  // Input element offset of run position q.
+  __device__ __forceinline__ int32_t in_offset(uint32_t q) const {
+    int32_t offset = 0;
+#pragma unroll
+    for (int d = 0; d < kMaxGatherDims; ++d) {
+      if (d + 1 == rank) return offset + static_cast<int32_t>(q) * in_strides[d];
+      uint32_t rest, i;
+      by_size[d].divmod(q, rest, i);
+      offset += static_cast<int32_t>(i) * in_strides[d];
+      q = rest;
+    }
+    return offset;
+  }
+};
+
+struct GatherTileArgs {
+  GatherRun run;
+  int32_t out_sa = 0;             // a's output stride (the output matrix's row pitch)
+  LeanBatch batch;                // dims outside a and the run (at most two)
+  int64_t size_a = 0, size_b = 0;  // size_b: the run's length; vector_tile_rows masks edge tiles by these
+  bool two_batch_dims = false;
+};
+
+template <typename T, int V, int kTile, bool kTwoBatchDims, bool kEvictLast>
+__global__ void __launch_bounds__(kThreads)
+gather_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const GatherTileArgs args) {
+  __shared__ __align__(16) T tile[kTile * kTile];
+  Vec<T, V>* chunks = reinterpret_cast<Vec<T, V>*>(tile);
+  int32_t in_off, out_off;
+  args.batch.offsets<kTwoBatchDims>(blockIdx.z, in_off, out_off);
+  const int32_t a0 = static_cast<int32_t>(blockIdx.y) * kTile, q0 = static_cast<int32_t>(blockIdx.x) * kTile;
+  const bool edge = a0 + kTile > args.size_a || q0 + kTile > args.size_b;
+  const T* src = in + in_off;
+  vector_tile_rows<T, V, kTile, int32_t, GatherTileArgs, kThreads, kEvictLast>(
+      edge, [&](int row) { return src + args.run.in_offset(static_cast<uint32_t>(q0 + row)); }, out + out_off, a0, q0,
+      args.out_sa, args, tile, chunks);
+}
+
+// Whether the plan takes gather tiles of side kTile with 16-byte vectors, and their arguments and
+// grid (x: tiles along the run, y: along a, z: batch items). Fits: a transpose with unit strides on
+// both fast dims, 32-bit offsets, a run of 2..kMaxGatherDims dims, at most two batch dims, a and
+// the run whole vectors, every stride and both bases 16-byte aligned, a grid within CUDA's limits.
+// The rule (where the switch is unset): a at least half a tile, so that input rows are at least
+// half a tile row long (the plans this replaces box tiles on; it is asked only where b < 32).
+template <int kTile>
+bool make_gather_tile_args(const LayoutPlan& plan, uintptr_t in_address, uintptr_t out_address, int element_bytes,
+                           GatherTileArgs& args, dim3& grid) {
+  if (gather_tile_override() == Override::Never || plan.kind != PlanKind::Transpose || plan.needs_64bit_index ||
+      element_bytes > 8 || !plan.offsets_fit_32())
+    return false;
+  const FastDims f = FastDims::from_plan(plan);
+  if (f.in_sa != 1 || f.out_sb != 1 || !decide(gather_tile_override(), f.size_a * 2 >= kTile)) return false;
+  const int64_t v = 16 / element_bytes;
+
+  // The run: b (the last plan dim), then outward while each dim continues it in the output.
+  bool in_run[kMaxPlanRank] = {};
+  int64_t length = 1;
+  args.run = GatherRun{};
+  for (int d = plan.out_fast_dim; d >= 0 && d != plan.in_fast_dim && plan.out_strides[d] == length; --d) {
+    if (args.run.rank == kMaxGatherDims) return false;
+    in_run[d] = true;
+    args.run.in_strides[args.run.rank] = static_cast<int32_t>(plan.in_strides[d]);
+    args.run.by_size[args.run.rank] = FastDivmod(static_cast<uint32_t>(plan.sizes[d]));
+    if (plan.in_strides[d] % v != 0) return false;
+    ++args.run.rank;
+    length *= plan.sizes[d];
+  }
+  if (args.run.rank < 2) return false;  // b alone: square tiles are the kernel for it
+
+  BatchIndexer batch;
+  for (int d = 0; d < plan.rank; ++d) {
+    if (d == plan.in_fast_dim || in_run[d]) continue;
+    if (batch.rank == 2 || plan.in_strides[d] % v != 0 || plan.out_strides[d] % v != 0) return false;
+    batch.sizes[batch.rank] = plan.sizes[d];
+    batch.in_strides[batch.rank] = plan.in_strides[d];
+    batch.out_strides[batch.rank] = plan.out_strides[d];
+    ++batch.rank;
+  }
+  if (f.size_a % v != 0 || length % v != 0 || f.out_sa % v != 0 || in_address % 16 != 0 || out_address % 16 != 0)
+    return false;
+  const int64_t tiles_q = ceil_div(length, kTile), tiles_a = ceil_div(f.size_a, kTile), items = batch.count();
+  if (tiles_q > 0x7fffffff || tiles_a > 65535 || items > 65535 || !LeanBatch::from(batch, args.batch)) return false;
+  args.out_sa = static_cast<int32_t>(f.out_sa);
+  args.size_a = f.size_a;
+  args.size_b = length;
+  args.two_batch_dims = batch.rank == 2;
+  grid = dim3{static_cast<unsigned int>(tiles_q), static_cast<unsigned int>(tiles_a), static_cast<unsigned int>(items)};
+  return true;
+}
+
+}  // namespace torch_transpose
