@@ -55,7 +55,7 @@ def test_permute_and_layouts():
     x = random_bits((2, 3, 33, 65), torch.bfloat16, "cuda")
     assert_bits_equal(tt.permute(x, (0, 2, 3, 1)), x.permute(0, 2, 3, 1).contiguous())
     assert_bits_equal(tt.to_memory_format(x, torch.channels_last), x.contiguous(memory_format=torch.channels_last))
-    y = random_bits((3, 30, 4, 5, 60), torch.float32, "cuda")  # flat tile, line walks on both sides
+    y = random_bits((3, 30, 4, 5, 60), torch.float32, "cuda")  # gather tiles (a = 60, a run of four dims)
     assert_bits_equal(tt.permute(y, (4, 2, 0, 3, 1)), y.permute(4, 2, 0, 3, 1).contiguous())
 
 
