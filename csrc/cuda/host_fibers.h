@@ -76,6 +76,28 @@ extern "C" void torch_transpose_fiber_switch(void** save_sp, void* load_sp);
 namespace torch_transpose {
 namespace host_emulation {
 
+// Where a switch left a context (a fiber or the scheduler): its stack pointer (or ucontext's
+// record), and under ASan the fake stack that the sanitizer hands back when it resumes.
+struct SavedContext {
+#if defined(TORCH_TRANSPOSE_HOST_FIBER_ASM)
+  void* sp = nullptr;
+#else
+  ucontext_t context;
+#endif
+#if defined(TORCH_TRANSPOSE_HOST_FIBER_ASAN)
+  void* fake_stack = nullptr;
+#endif
+};
+
+// Saves the running context in `save` and resumes `load`.
+inline void switch_context(SavedContext& save, SavedContext& load) {
+#if defined(TORCH_TRANSPOSE_HOST_FIBER_ASM)
+  torch_transpose_fiber_switch(&save.sp, load.sp);
+#else
+  swapcontext(&save.context, &load.context);
+#endif
+}
+
 // One fiber: its stack (a guard page below it, so an overflow faults rather than corrupts the
 // next stack) and its saved context.
 struct Fiber {
@@ -99,14 +121,7 @@ struct Fiber {
   unsigned char* mapping = nullptr;
   bool done = false;
   int index = 0;
-#if defined(TORCH_TRANSPOSE_HOST_FIBER_ASM)
-  void* sp = nullptr;
-#else
-  ucontext_t context;
-#endif
-#if defined(TORCH_TRANSPOSE_HOST_FIBER_ASAN)
-  void* fake_stack = nullptr;
-#endif
+  SavedContext saved;
 };
 
 // Runs body(context, t) for t in [0, count) as fibers on the calling thread, round robin, until
@@ -159,13 +174,14 @@ class FiberBlock {
     top[-1] = nullptr;
     top[-2] = reinterpret_cast<void*>(&fiber_entry);
     for (int r = 3; r <= 8; ++r) top[-r] = nullptr;
-    f.sp = top - 8;
+    f.saved.sp = top - 8;
 #else
-    getcontext(&f.context);
-    f.context.uc_stack.ss_sp = f.stack_bottom();
-    f.context.uc_stack.ss_size = Fiber::kStackBytes;
-    f.context.uc_link = nullptr;
-    makecontext(&f.context, &fiber_entry, 0);
+    ucontext_t& context = f.saved.context;
+    getcontext(&context);
+    context.uc_stack.ss_sp = f.stack_bottom();
+    context.uc_stack.ss_size = Fiber::kStackBytes;
+    context.uc_link = nullptr;
+    makecontext(&context, &fiber_entry, 0);
 #endif
   }
 
@@ -183,31 +199,23 @@ class FiberBlock {
 
   void switch_to_fiber(Fiber& f) {
 #if defined(TORCH_TRANSPOSE_HOST_FIBER_ASAN)
-    __sanitizer_start_switch_fiber(&scheduler_fake_stack_, f.stack_bottom(), Fiber::kStackBytes);
+    __sanitizer_start_switch_fiber(&scheduler_.fake_stack, f.stack_bottom(), Fiber::kStackBytes);
 #endif
-#if defined(TORCH_TRANSPOSE_HOST_FIBER_ASM)
-    torch_transpose_fiber_switch(&scheduler_sp_, f.sp);
-#else
-    swapcontext(&scheduler_context_, &f.context);
-#endif
+    switch_context(scheduler_, f.saved);
 #if defined(TORCH_TRANSPOSE_HOST_FIBER_ASAN)
-    __sanitizer_finish_switch_fiber(scheduler_fake_stack_, nullptr, nullptr);
+    __sanitizer_finish_switch_fiber(scheduler_.fake_stack, nullptr, nullptr);
 #endif
   }
 
   void switch_to_scheduler(Fiber& f, bool dying) {
 #if defined(TORCH_TRANSPOSE_HOST_FIBER_ASAN)
-    __sanitizer_start_switch_fiber(dying ? nullptr : &f.fake_stack, scheduler_stack_bottom_, scheduler_stack_bytes_);
+    __sanitizer_start_switch_fiber(dying ? nullptr : &f.saved.fake_stack, scheduler_stack_bottom_, scheduler_stack_bytes_);
 #else
     (void)dying;
 #endif
-#if defined(TORCH_TRANSPOSE_HOST_FIBER_ASM)
-    torch_transpose_fiber_switch(&f.sp, scheduler_sp_);
-#else
-    swapcontext(&f.context, &scheduler_context_);
-#endif
+    switch_context(f.saved, scheduler_);
 #if defined(TORCH_TRANSPOSE_HOST_FIBER_ASAN)
-    __sanitizer_finish_switch_fiber(f.fake_stack, &scheduler_stack_bottom_, &scheduler_stack_bytes_);
+    __sanitizer_finish_switch_fiber(f.saved.fake_stack, &scheduler_stack_bottom_, &scheduler_stack_bytes_);
 #endif
   }
 
@@ -216,13 +224,8 @@ class FiberBlock {
   Fiber* current_ = nullptr;
   Body body_ = nullptr;
   void* context_ = nullptr;
-#if defined(TORCH_TRANSPOSE_HOST_FIBER_ASM)
-  void* scheduler_sp_ = nullptr;
-#else
-  ucontext_t scheduler_context_;
-#endif
+  SavedContext scheduler_;
 #if defined(TORCH_TRANSPOSE_HOST_FIBER_ASAN)
-  void* scheduler_fake_stack_ = nullptr;
   const void* scheduler_stack_bottom_ = nullptr;
   size_t scheduler_stack_bytes_ = 0;
 #endif
