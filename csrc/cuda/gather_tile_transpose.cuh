@@ -67,14 +67,12 @@ __global__ void __launch_bounds__(kThreads)
 gather_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const GatherTileArgs args) {
   __shared__ __align__(16) T tile[kTile * kTile];
   Vec<T, V>* chunks = reinterpret_cast<Vec<T, V>*>(tile);
-  int32_t in_off, out_off;
-  args.batch.offsets<kTwoBatchDims>(blockIdx.z, in_off, out_off);
-  const int32_t a0 = static_cast<int32_t>(blockIdx.y) * kTile, q0 = static_cast<int32_t>(blockIdx.x) * kTile;
-  const bool edge = a0 + kTile > args.size_a || q0 + kTile > args.size_b;
-  const T* src = in + in_off;
+  const LeanBlock at = locate_lean_block<kTile, kTwoBatchDims>(args.batch);  // b0: the tile's first run position
+  const bool edge = at.a0 + kTile > args.size_a || at.b0 + kTile > args.size_b;
+  const T* src = in + at.in_off;
   vector_tile_rows<T, V, kTile, int32_t, GatherTileArgs, kThreads, kEvictLast>(
-      edge, [&](int row) { return src + args.run.in_offset(static_cast<uint32_t>(q0 + row)); }, out + out_off, a0, q0,
-      args.out_sa, args, tile, chunks);
+      edge, [&](int row) { return src + args.run.in_offset(static_cast<uint32_t>(at.b0 + row)); }, out + at.out_off, at.a0,
+      at.b0, args.out_sa, args, tile, chunks);
 }
 
 // Whether the plan takes gather tiles of side kTile with 16-byte vectors, and their arguments and

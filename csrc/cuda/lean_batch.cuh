@@ -1,5 +1,5 @@
-// The batch of the lean tile kernels (lean_tile_transpose.cuh, lean_window_tile_transpose.cuh):
-// up to two batch dims with 32-bit strides, one batch item per blockIdx.z, located with at most
+// The batch of the lean tile kernels (lean_tile_transpose.cuh, lean_window_tile_transpose.cuh,
+// gather_tile_transpose.cuh): up to two batch dims with 32-bit strides, one batch item per blockIdx.z, located with at most
 // one magic-number division (none for a single batch dim).
 #pragma once
 
@@ -42,5 +42,21 @@ struct LeanBatch {
     }
   }
 };
+
+// Where a block of a lean grid works: its batch item's offsets (blockIdx.z) and its tile's first
+// a and b (blockIdx.y and blockIdx.x, in tiles of kTile), the grid every lean tile kernel
+// launches (x: tiles along b, y: along a, z: batch items).
+struct LeanBlock {
+  int32_t in_off, out_off, a0, b0;
+};
+
+template <int kTile, bool kTwoBatchDims>
+__device__ __forceinline__ LeanBlock locate_lean_block(const LeanBatch& batch) {
+  LeanBlock block;
+  batch.offsets<kTwoBatchDims>(blockIdx.z, block.in_off, block.out_off);
+  block.a0 = static_cast<int32_t>(blockIdx.y) * kTile;
+  block.b0 = static_cast<int32_t>(blockIdx.x) * kTile;
+  return block;
+}
 
 }  // namespace torch_transpose

@@ -53,11 +53,9 @@ __global__ void __launch_bounds__(kThreads)
 lean_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const LeanTileArgs args) {
   __shared__ __align__(16) T tile[kTile * kTile];
   Vec<T, V>* chunks = reinterpret_cast<Vec<T, V>*>(tile);
-  int32_t in_off, out_off;
-  args.batch.offsets<kTwoBatchDims>(blockIdx.z, in_off, out_off);
-  const int32_t a0 = static_cast<int32_t>(blockIdx.y) * kTile, b0 = static_cast<int32_t>(blockIdx.x) * kTile;
-  vector_tile<T, V, kTile, int32_t, LeanTileArgs, kThreads, kEvictLast>(false, in + in_off, out + out_off, a0, b0, args.in_sb,
-                                                                        args.out_sa, args, tile, chunks);
+  const LeanBlock at = locate_lean_block<kTile, kTwoBatchDims>(args.batch);
+  vector_tile<T, V, kTile, int32_t, LeanTileArgs, kThreads, kEvictLast>(false, in + at.in_off, out + at.out_off, at.a0, at.b0,
+                                                                        args.in_sb, args.out_sa, args, tile, chunks);
 }
 
 // Whether a full-vector plan takes lean tiles, and their arguments and grid: the switch, 32-bit

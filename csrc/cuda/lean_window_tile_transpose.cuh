@@ -40,11 +40,9 @@ __global__ void __launch_bounds__(kThreads, 5)
 lean_window_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const LeanWindowArgs args) {
   constexpr int kTile = WindowShape<sizeof(T)>::kTile;
   __shared__ T tile[window_tile_elems<T, kShifted>()];
-  int32_t in_off, out_off;
-  args.batch.offsets<kTwoBatchDims>(blockIdx.z, in_off, out_off);
-  const int32_t a0 = static_cast<int32_t>(blockIdx.y) * kTile, b0 = static_cast<int32_t>(blockIdx.x) * kTile;
-  window_tile<T, kShifted, int32_t, kEvictLast>(in + in_off, out + out_off, a0, b0, args.size_a, args.size_b, args.in_sa,
-                                                args.in_sb, args.out_sa, tile);
+  const LeanBlock at = locate_lean_block<kTile, kTwoBatchDims>(args.batch);
+  window_tile<T, kShifted, int32_t, kEvictLast>(in + at.in_off, out + at.out_off, at.a0, at.b0, args.size_a, args.size_b,
+                                                args.in_sa, args.in_sb, args.out_sa, tile);
 }
 
 // Whether a window tile plan (the caller has checked that it takes window tiles, with their
