@@ -1,4 +1,10 @@
-"""Shared test tools: random bit patterns for every dtype, bit-exact comparison, guarded buffers."""
+"""Shared test tools: random bit patterns for every dtype, bit-exact comparison, guarded buffers,
+reruns of a test file under kernel switches."""
+import os
+import re
+import subprocess
+import sys
+
 import torch
 
 import torch_transpose as tt
@@ -62,3 +68,12 @@ def check_permute_into_view(x, dims, buf, view):
     before = buf.clone()
     tt.permute(x, dims, out=view)
     assert_only_view_written(buf, view, x.permute(dims).contiguous(), before)
+
+
+def run_file_with_switches(test_file, switches, selection, passed):
+    """Runs `test_file`'s cases matching `selection` in a pytest process of their own with the
+    given TORCH_TRANSPOSE_* switches set (the library reads each switch once per process), and
+    checks that exactly `passed` of them ran and passed."""
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", test_file, "-k", selection],
+                          env={**os.environ, **switches}, capture_output=True, text=True)
+    assert done.returncode == 0 and re.search(rf"\b{passed} passed", done.stdout), done.stdout[-2000:] + done.stderr[-2000:]

@@ -6,7 +6,8 @@ import pytest
 import torch
 
 import torch_transpose as tt
-from helpers import assert_bits_equal, assert_only_view_written, check_permute_into_view, poisoned, random_bits
+from helpers import (assert_bits_equal, assert_only_view_written, check_permute_into_view, poisoned, random_bits,
+                     run_file_with_switches)
 
 
 def reference(x, dims):
@@ -153,14 +154,28 @@ def test_packed_channels_against_whole_vector_planes(device, dtype, channels):
     # two passes), the narrow kernels elsewhere. Fresh outputs; guarded views one element in
     # (other kernels); whole-item slices of a guarded buffer and planar outputs in an aligned
     # window, which keep 16-byte vectors (the interleave kernel again where the slice is aligned).
+    # Two batch dims that do not merge, then three (lean interleave launches take up to two,
+    # lean_interleave_transpose.cuh; the looping kernel the rest).
     for shape, dims in [((6, channels, 48, 70), (0, 2, 3, 1)), ((6, 48, 70, channels), (0, 3, 1, 2)),
-                        ((channels, 20016), (1, 0)), ((20016, channels), (1, 0))]:
+                        ((channels, 20016), (1, 0)), ((20016, channels), (1, 0)),
+                        ((2, 3, channels, 2816), (1, 0, 3, 2)), ((2, 3, 2816, channels), (1, 0, 3, 2)),
+                        ((2, 3, 2, channels, 1408), (2, 1, 0, 4, 3))]:
         x = random_bits(shape, dtype, device)
         check_fresh_and_guarded_outputs(x, dims)
         out_shape = tuple(x.shape[d] for d in dims)
         buf = poisoned((out_shape[0] + 2,) + out_shape[1:], dtype, device)
         check_permute_into_view(x, dims, buf, buf[1:1 + out_shape[0]])
         check_output_in_aligned_window(x, dims, 16)
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_packed_channels_on_the_looping_interleave_kernel():
+    # The interleave plans above that lean_interleave_takes (C = 3 of 2- to 8-byte elements, C = 2
+    # of 4- and 8-byte ones) with up to two batch dims take lean launches by default; with
+    # TORCH_TRANSPOSE_LEAN_INTERLEAVE=0 the looping kernel takes them all again.
+    run_file_with_switches(__file__, {"TORCH_TRANSPOSE_LEAN_INTERLEAVE": "0"},
+                           "test_packed_channels_against_whole_vector_planes and cuda", 32)
 
 
 @pytest.mark.parametrize("dtype", [torch.uint8, torch.float16, torch.float32, torch.complex128], ids=str)

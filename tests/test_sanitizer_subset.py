@@ -2,8 +2,8 @@
 
 Paths: tiled transpose (vectorised interior and edges, scalar interior, masked edges) for
 each element width; the narrow kernel (both directions, tails, batches); flat tiles (dense and
-line walks, vector and scalar); row copy (vectorised, strided, short rows); batched; strided out
-views. Sizes stay small because every access is instrumented.
+line walks, vector and scalar); the interleave kernel (lean and looping); row copy (vectorised,
+strided, short rows); batched; strided out views. Sizes stay small because every access is instrumented.
 """
 import pytest
 import torch
@@ -37,6 +37,9 @@ def test_kernel_paths(dtype):
         (random_bits((2000, 20), dtype, "cuda"), (0, 1)),          # flat tile: dense load, vector store
         (random_bits((20, 2000), dtype, "cuda"), (0, 1)),          # flat tile: vector load, dense store
         (random_bits((300, 8, 8), dtype, "cuda"), (1, 2)),         # flat tile: dense groups
+        (random_bits((12288, 3), dtype, "cuda"), (0, 1)),          # interleave C = 3, dense in: lean (1-byte: looping)
+        (random_bits((3, 12288), dtype, "cuda"), (0, 1)),          # interleave C = 3, planar in
+        (random_bits((12288, 4), dtype, "cuda"), (0, 1)),          # interleave C = 4: the looping kernel
     ]
     for x, (d0, d1) in cases:
         assert_bits_equal(tt.transpose(x, d0, d1), x.transpose(d0, d1).contiguous())
@@ -57,6 +60,8 @@ def test_permute_and_layouts():
     assert_bits_equal(tt.to_memory_format(x, torch.channels_last), x.contiguous(memory_format=torch.channels_last))
     y = random_bits((3, 30, 4, 5, 60), torch.float32, "cuda")  # gather tiles (a = 60, a run of four dims)
     assert_bits_equal(tt.permute(y, (4, 2, 0, 3, 1)), y.permute(4, 2, 0, 3, 1).contiguous())
+    z = random_bits((2, 3, 3, 2816), torch.float32, "cuda")  # lean interleave launches over two batch dims
+    assert_bits_equal(tt.permute(z, (1, 0, 3, 2)), z.permute(1, 0, 3, 2).contiguous())
 
 
 if __name__ == "__main__":  # plain script for compute-sanitizer (no pytest machinery)

@@ -1,7 +1,6 @@
 """torch_transpose.transpose against x.transpose(d0, d1).contiguous(), bit for bit."""
 import itertools
 import os
-import re
 import subprocess
 import sys
 
@@ -10,7 +9,7 @@ import torch
 
 import torch_transpose as tt
 from helpers import (ALL_DTYPES, WIDTH_DTYPES, assert_bits_equal, assert_only_view_written, check_permute_into_view,
-                     poisoned, random_bits)
+                     poisoned, random_bits, run_file_with_switches)
 
 TILE_EDGES = [1, 31, 32, 33, 63, 64, 65, 127, 128, 129]
 
@@ -178,12 +177,8 @@ def test_wide_byte_tiles(device, dtype, shape):
 
 
 def rerun_with_switches(switches, selection, passed):
-    """Runs this file's cases matching `selection` in a pytest process of their own with the
-    given TORCH_TRANSPOSE_* switches set (the library reads each switch once per process), and
-    checks that exactly `passed` of them ran and passed."""
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__, "-k", selection],
-                          env={**os.environ, **switches}, capture_output=True, text=True)
-    assert done.returncode == 0 and re.search(rf"\b{passed} passed", done.stdout), done.stdout[-2000:] + done.stderr[-2000:]
+    """run_file_with_switches (helpers.py) on this file."""
+    run_file_with_switches(__file__, switches, selection, passed)
 
 
 @pytest.mark.cuda

@@ -34,6 +34,7 @@
 #include "flat_tile_transpose.cuh"
 #include "gather_tile_transpose.cuh"
 #include "interleave_transpose.cuh"
+#include "lean_interleave_transpose.cuh"
 #include "lean_narrow_transpose.cuh"
 #include "lean_row_copy.cuh"
 #include "lean_tile_transpose.cuh"
@@ -185,12 +186,32 @@ void with_interleave_c(int c, F&& f) {
   f(std::integral_constant<int, kC>{});
 }
 
-// The interleave kernel for a narrow plan that wants_interleave, one instantiation per C.
+// The interleave kernel for a narrow plan that wants_interleave, one instantiation per C: lean
+// launches (lean_interleave_transpose.cuh) where the plan fits them, else the looping kernel.
 template <typename T>
-void launch_interleave(const NarrowArgs& narrow, bool dense_in, const T* in, T* out, cudaStream_t stream, int sm_count) {
+void launch_interleave(const LayoutPlan& plan, const NarrowArgs& narrow, bool dense_in, const T* in, T* out,
+                       cudaStream_t stream, int sm_count) {
   if constexpr (sizeof(T) <= 8) {  // wants_interleave refuses wider elements
     const InterleaveArgs args = interleave_args(narrow, dense_in);
+    LeanInterleaveArgs lean;
+    dim3 lean_grid;
+    const bool lean_fits = make_lean_interleave_args(plan, narrow, sizeof(T), lean, lean_grid);
     const unsigned int grid = grid_for(ceil_div(args.total_chunks, kInterleaveWarps), sm_count);
+    // Launches one instantiation for the direction, C and load flags: lean (lean_interleave_takes,
+    // instantiated for those only) or looping.
+    auto launch = [&](auto c, auto kPlanarIn, auto kEvictLast, auto kDirect) {
+      if constexpr (lean_interleave_takes(sizeof(T), c.value)) {
+        if (lean_fits) {
+          return with_bool(lean.two_batch_dims, [&](auto kTwoBatchDims) {
+            launch_kernel(lean_interleave_kernel<T, c.value, kPlanarIn.value, kEvictLast.value, kDirect.value,
+                                                 kTwoBatchDims.value>,
+                          lean_grid, kThreads, 0, stream, in, out, lean);
+          });
+        }
+      }
+      launch_kernel(interleave_transpose_kernel<T, c.value, kPlanarIn.value, kEvictLast.value, kDirect.value>, grid,
+                    kThreads, 0, stream, in, out, args);
+    };
     // evict_last loads (v31 A/B by GPU time, ratio to copy, plain -> evict_last): planar inputs
     // fp32 3x4194304 0.975 -> 0.992, NCHW->NHWC 32x3x224x224 0.996-1.000 -> 1.004-1.008, bf16
     // level; dense inputs fp32 4194304x3 0.955-0.957 -> 0.973, 64x1024x3 level, but bf16
@@ -198,15 +219,12 @@ void launch_interleave(const NarrowArgs& narrow, bool dense_in, const T* in, T* 
     with_bool(l2_evict_last_loads(!(sizeof(T) == 2 && dense_in)), [&](auto kEvictLast) {
       if (args.planar_in) {
         with_interleave_c<interleave_max_c(sizeof(T), true)>(args.c, [&](auto c) {
-          launch_kernel(interleave_transpose_kernel<T, c.value, true, kEvictLast.value, false>, grid, kThreads, 0, stream, in,
-                        out, args);
+          launch(c, std::true_type{}, kEvictLast, std::false_type{});
         });
       } else {
         with_interleave_c<interleave_max_c(sizeof(T), false)>(args.c, [&](auto c) {
-          with_bool(interleave_direct_loads(sizeof(T), args.c), [&](auto kDirect) {
-            launch_kernel(interleave_transpose_kernel<T, c.value, false, kEvictLast.value, kDirect.value>, grid, kThreads, 0,
-                          stream, in, out, args);
-          });
+          with_bool(interleave_direct_loads(sizeof(T), args.c),
+                    [&](auto kDirect) { launch(c, std::false_type{}, kEvictLast, kDirect); });
         });
       }
     });
@@ -252,7 +270,7 @@ void launch_narrow_or_flat(const LayoutPlan& plan, const T* in, T* out, cudaStre
     if (launch_box_tile<T>(plan, in, out, stream, sm_count)) return;
     return launch_flat_tile<T>(plan, in, out, stream, sm_count);
   }
-  if (wants_interleave(args, sizeof(T), dense_in)) return launch_interleave<T>(args, dense_in, in, out, stream, sm_count);
+  if (wants_interleave(args, sizeof(T), dense_in)) return launch_interleave<T>(plan, args, dense_in, in, out, stream, sm_count);
   if constexpr (std::is_same_v<T, uint32_t>) {  // the narrow block kernels are 4-byte only
     if (launch_lean_narrow(plan, args, dense_in, in, out, stream)) return;
     if (wants_narrow_block(args, dense_in)) {

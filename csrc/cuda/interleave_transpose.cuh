@@ -95,28 +95,86 @@ template <int C> __device__ __forceinline__ int interleave_slot(int i) { return 
 template <int C>
 constexpr int kInterleaveSlots = kInterleavePassVectors<C> + (C % 2 == 0 ? kInterleavePassVectors<C> / 8 : 0);
 
-// kDirectLoads (dense inputs only): no shared round trip on the load side
-// (interleave_direct_loads).
+// One warp's chunk: 32 * V long positions (`vectors` of them whole vectors; lanes at or past it
+// move nothing) times all C, from `src` to `dst` (each at the chunk's first element), through the
+// warp's `slice` of shared memory. Every lane of the warp calls it, `vectors` the same for all
+// (0 for a warp without a chunk: its __syncwarp calls still pair with the others' under host
+// emulation, where they are block-wide). kDirectLoads (dense inputs only): no shared round trip
+// on the load side (interleave_direct_loads). Index: the planar lines' stride type (int64_t for
+// the looping kernel, int32_t for lean_interleave_kernel).
+template <typename T, int C, bool kPlanarIn, bool kEvictLast, bool kDirectLoads, typename Index>
+__device__ __forceinline__ void interleave_chunk(const T* __restrict__ src, T* __restrict__ dst, int vectors,
+                                                 Index plane_stride, Vec<T, 16 / static_cast<int>(sizeof(T))>* slice, int lane) {
+  constexpr int V = 16 / static_cast<int>(sizeof(T));
+  constexpr int kLanes = kInterleaveLanesPerPass<C>, kPassVectors = kInterleavePassVectors<C>;
+  constexpr int kPasses = 32 / kLanes;
+  using Chunk = Vec<T, V>;
+  const bool lane_on = lane < vectors;
+  const int dense_vectors = vectors * C;  // of the warp's chunk, in dense order
+  Chunk planar[C], dense[C];
+
+  if constexpr (kPlanarIn) {
+#pragma unroll
+    for (int c = 0; c < C; ++c)
+      planar[c] =
+          lane_on ? load_global<kEvictLast>(reinterpret_cast<const Chunk*>(src + c * plane_stride + lane * V)) : Chunk{};
+#pragma unroll
+    for (int j = 0; j < C * V; ++j) dense[j / V].v[j % V] = planar[j % C].v[j / C];
+#pragma unroll
+    for (int pass = 0; pass < kPasses; ++pass) {
+      if (lane / kLanes == pass) {
+#pragma unroll
+        for (int k = 0; k < C; ++k) slice[interleave_slot<C>((lane % kLanes) * C + k)] = dense[k];
+      }
+      __syncwarp();
+#pragma unroll
+      for (int k = 0; k < (kPassVectors + 31) / 32; ++k) {
+        const int i = k * 32 + lane, g = pass * kPassVectors + i;
+        if (i < kPassVectors && g < dense_vectors) *reinterpret_cast<Chunk*>(dst + g * V) = slice[interleave_slot<C>(i)];
+      }
+      __syncwarp();  // the next pass or trip rewrites the slice
+    }
+  } else {
+    static_assert(kPasses == 1, "dense inputs take one pass (interleave_max_c)");
+    if constexpr (kDirectLoads) {
+#pragma unroll
+      for (int k = 0; k < C; ++k)
+        dense[k] = lane_on ? load_global<kEvictLast>(reinterpret_cast<const Chunk*>(src + (lane * C + k) * V)) : Chunk{};
+    } else {
+#pragma unroll
+      for (int k = 0; k < C; ++k) {
+        const int i = k * 32 + lane;
+        if (i < dense_vectors) slice[interleave_slot<C>(i)] = load_global<kEvictLast>(reinterpret_cast<const Chunk*>(src + i * V));
+      }
+      __syncwarp();
+#pragma unroll
+      for (int k = 0; k < C; ++k) dense[k] = slice[interleave_slot<C>(lane * C + k)];
+    }
+#pragma unroll
+    for (int j = 0; j < C * V; ++j) planar[j % C].v[j / C] = dense[j / V].v[j % V];
+#pragma unroll
+    for (int c = 0; c < C; ++c)
+      if (lane_on) *reinterpret_cast<Chunk*>(dst + c * plane_stride + lane * V) = planar[c];
+    if constexpr (!kDirectLoads) __syncwarp();  // the next trip rewrites the slice
+  }
+}
+
 template <typename T, int C, bool kPlanarIn, bool kEvictLast, bool kDirectLoads>
 __global__ void __launch_bounds__(kThreads)
 interleave_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const InterleaveArgs args) {
   constexpr int V = 16 / static_cast<int>(sizeof(T));
   static_assert(32 * V == NarrowShape<T>::kWide, "interleave_args takes the narrow kernel's warp tiles as chunks");
-  constexpr int kLanes = kInterleaveLanesPerPass<C>, kPassVectors = kInterleavePassVectors<C>;
-  constexpr int kPasses = 32 / kLanes;
   using Chunk = Vec<T, V>;
   __shared__ Chunk stage[kInterleaveWarps][kInterleaveSlots<C>];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  Chunk* slice = stage[warp];
 
   // Every warp of a block makes the same trips (host emulation makes __syncwarp block-wide).
   for (uint32_t base = blockIdx.x * kInterleaveWarps; base < args.total_chunks; base += gridDim.x * kInterleaveWarps) {
     const uint32_t w = base + warp;
-    const bool active = w < args.total_chunks;
     int vectors = 0;  // whole vectors of each line in this chunk (L is a multiple of V)
     const T* src = in;
     T* dst = out;
-    if (active) {
+    if (w < args.total_chunks) {
       uint32_t item, chunk;
       args.by_chunks.divmod(w, item, chunk);
       int64_t in_off, out_off;
@@ -127,55 +185,7 @@ interleave_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const
       src = in + in_off + (kPlanarIn ? p0 : p0 * C);
       dst = out + out_off + (kPlanarIn ? p0 * C : p0);
     }
-    const bool lane_on = lane < vectors;
-    const int dense_vectors = vectors * C;  // of the warp's chunk, in dense order
-    Chunk planar[C], dense[C];
-
-    if constexpr (kPlanarIn) {
-#pragma unroll
-      for (int c = 0; c < C; ++c)
-        planar[c] = lane_on ? load_global<kEvictLast>(reinterpret_cast<const Chunk*>(src + c * args.plane_stride + lane * V))
-                            : Chunk{};
-#pragma unroll
-      for (int j = 0; j < C * V; ++j) dense[j / V].v[j % V] = planar[j % C].v[j / C];
-#pragma unroll
-      for (int pass = 0; pass < kPasses; ++pass) {
-        if (lane / kLanes == pass) {
-#pragma unroll
-          for (int k = 0; k < C; ++k) slice[interleave_slot<C>((lane % kLanes) * C + k)] = dense[k];
-        }
-        __syncwarp();
-#pragma unroll
-        for (int k = 0; k < (kPassVectors + 31) / 32; ++k) {
-          const int i = k * 32 + lane, g = pass * kPassVectors + i;
-          if (i < kPassVectors && g < dense_vectors)
-            *reinterpret_cast<Chunk*>(dst + g * V) = slice[interleave_slot<C>(i)];
-        }
-        __syncwarp();  // the next pass or trip rewrites the slice
-      }
-    } else {
-      static_assert(kPasses == 1, "dense inputs take one pass (interleave_max_c)");
-      if constexpr (kDirectLoads) {
-#pragma unroll
-        for (int k = 0; k < C; ++k)
-          dense[k] = lane_on ? load_global<kEvictLast>(reinterpret_cast<const Chunk*>(src + (lane * C + k) * V)) : Chunk{};
-      } else {
-#pragma unroll
-        for (int k = 0; k < C; ++k) {
-          const int i = k * 32 + lane;
-          if (i < dense_vectors) slice[interleave_slot<C>(i)] = load_global<kEvictLast>(reinterpret_cast<const Chunk*>(src + i * V));
-        }
-        __syncwarp();
-#pragma unroll
-        for (int k = 0; k < C; ++k) dense[k] = slice[interleave_slot<C>(lane * C + k)];
-      }
-#pragma unroll
-      for (int j = 0; j < C * V; ++j) planar[j % C].v[j / C] = dense[j / V].v[j % V];
-#pragma unroll
-      for (int c = 0; c < C; ++c)
-        if (lane_on) *reinterpret_cast<Chunk*>(dst + c * args.plane_stride + lane * V) = planar[c];
-      if constexpr (!kDirectLoads) __syncwarp();  // the next trip rewrites the slice
-    }
+    interleave_chunk<T, C, kPlanarIn, kEvictLast, kDirectLoads>(src, dst, vectors, args.plane_stride, stage[warp], lane);
   }
 }
 

@@ -712,6 +712,72 @@ TEST(KernelsOnHost, InterleavePlans) {
   }
 }
 
+// Interleave plans with two and three batch dims (the three-dim one stays on the looping kernel),
+// and the NCHW <-> NHWC image layouts at a size whose last block of chunks is part empty. Each
+// has more than the direct kernel's 32768 elements.
+std::vector<Case> lean_interleave_cases(int e) {
+  return {
+      permute_case({2, 3, 3, 2400}, {1, 0, 3, 2}, e),        // two batch dims, planar in
+      permute_case({2, 3, 2400, 3}, {1, 0, 3, 2}, e),        // two batch dims, dense in
+      permute_case({2, 3, 2, 3, 1024}, {2, 1, 0, 4, 3}, e),  // three batch dims
+      permute_case({4, 3, 56, 56}, {0, 2, 3, 1}, e),         // 3136 positions: 13, 25 or 49 chunks
+      permute_case({4, 56, 56, 3}, {0, 3, 1, 2}, e),
+  };
+}
+
+// Lean interleave launches (lean_interleave_transpose.cuh) take InterleaveLayouts' plans unless
+// TORCH_TRANSPOSE_LEAN_INTERLEAVE=0 (ctest's first run, which keeps the looping kernel on them).
+TEST(KernelsOnHost, LeanInterleave) {
+  for (int e : kWidths)
+    for (const Case& c : lean_interleave_cases(e)) check_case(c);
+}
+
+// Which interleave plans lean launches take: C = 3 of 2-, 4- and 8-byte elements and C = 2 of 4-
+// and 8-byte ones (lean_interleave_takes), with up to two batch dims; not three batch dims, not
+// C = 4, not 1-byte elements; the grid of NCHW -> NHWC 4x3x56x56 in fp32 (3136 positions: 25
+// chunks of 128, 4 blocks of 8 chunks).
+TEST(KernelsOnHost, LeanInterleavePlans) {
+  if (torch_transpose::lean_interleave_override() == torch_transpose::Override::Never)
+    GTEST_SKIP() << "TORCH_TRANSPOSE_LEAN_INTERLEAVE=0";
+  if (!torch_transpose::interleave_enabled() || !torch_transpose::narrow_kernel_enabled())
+    GTEST_SKIP() << "interleave plans are off in this run";
+  auto takes = [](const Case& c, bool expected) {
+    expect_taken(c, expected, [&](const PlacedCase& placed, dim3& grid) {
+      torch_transpose::NarrowArgs narrow;
+      bool dense_in = false;
+      if (!torch_transpose::make_narrow_args(placed.plan, placed.in_address, placed.out_address, narrow, dense_in) ||
+          !torch_transpose::wants_interleave(narrow, c.element_bytes, dense_in))
+        return false;
+      torch_transpose::LeanInterleaveArgs args;
+      return torch_transpose::make_lean_interleave_args(placed.plan, narrow, c.element_bytes, args, grid);
+    });
+  };
+  for (int e : {1, 2, 4, 8}) {
+    const std::vector<Case> cases = lean_interleave_cases(e);
+    for (size_t i = 0; i < cases.size(); ++i) takes(cases[i], e >= 2 && i != 2);
+    const std::vector<Case> two = interleave_cases(e, 2), three = interleave_cases(e, 3), four = interleave_cases(e, 4);
+    for (size_t i = 0; i < 7; ++i) {
+      takes(two[i], e >= 4);
+      takes(three[i], e >= 2);
+      takes(four[i], false);
+    }
+  }
+  const PlacedCase placed = place(lean_interleave_cases(4)[3]);
+  torch_transpose::NarrowArgs narrow;
+  bool dense_in = true;
+  ASSERT_TRUE(torch_transpose::make_narrow_args(placed.plan, placed.in_address, placed.out_address, narrow, dense_in));
+  EXPECT_FALSE(dense_in);
+  torch_transpose::LeanInterleaveArgs args;
+  dim3 grid;
+  ASSERT_TRUE(torch_transpose::make_lean_interleave_args(placed.plan, narrow, 4, args, grid));
+  EXPECT_EQ(args.long_size, 3136);
+  EXPECT_EQ(args.plane_stride, 3136);
+  EXPECT_FALSE(args.two_batch_dims);
+  EXPECT_EQ(grid.x, 4u);
+  EXPECT_EQ(grid.y, 1u);
+  EXPECT_EQ(grid.z, 4u);
+}
+
 // Whole 128-byte-row square tiles and 128 x 16 narrow tiles of 4-byte elements: the shapes that
 // the compact tile and narrow block kernels take under TORCH_TRANSPOSE_COMPACT_TILE=1 and
 // TORCH_TRANSPOSE_NARROW_BLOCK=1 (ctest's forced run); the other runs send them elsewhere.
