@@ -1,9 +1,9 @@
 // The interleave kernel's chunks (interleave_transpose.cuh: C = 2..15 against lines of whole
-// 16-byte vectors, as in NCHW <-> NHWC with C = 3) with the least index math around them: up to
-// two batch dims, 32-bit offsets, a 3-D grid (x: runs of kInterleaveWarps chunks along the long
+// 16-byte vectors, as in NCHW <-> NHWC with C = 3) with the least index math around them, for the
+// C and element sizes where that won (lean_interleave_takes: C = 2 and 3): up to two batch dims, 32-bit offsets, a 3-D grid (x: runs of kInterleaveWarps chunks along the long
 // dim, z: batch item) and no grid loop, so a warp finds its chunk with no division (one for two
 // batch dims) and its kernel arguments are 40 bytes where InterleaveArgs carries a 16-dim batch
-// indexer (about 700 bytes).
+// indexer (640 bytes in all).
 //
 // Why: the C = 3 layouts are small (9.6-19 MB) and their grid is one or two waves, so whatever
 // a warp does before its first load, and the launch itself, add straight to the kernel's time:
