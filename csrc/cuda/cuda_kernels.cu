@@ -192,13 +192,12 @@ template <typename T>
 void launch_interleave(const LayoutPlan& plan, const NarrowArgs& narrow, bool dense_in, const T* in, T* out,
                        cudaStream_t stream, int sm_count) {
   if constexpr (sizeof(T) <= 8) {  // wants_interleave refuses wider elements
-    const InterleaveArgs args = interleave_args(narrow, dense_in);
     LeanInterleaveArgs lean;
     dim3 lean_grid;
     const bool lean_fits = make_lean_interleave_args(plan, narrow, sizeof(T), lean, lean_grid);
-    const unsigned int grid = grid_for(ceil_div(args.total_chunks, kInterleaveWarps), sm_count);
     // Launches one instantiation for the direction, C and load flags: lean (lean_interleave_takes,
-    // instantiated for those only) or looping.
+    // instantiated for those only) or looping. The looping kernel's arguments (a 640-byte copy of
+    // the batch indexer) are built only when it runs: these calls are host-bound.
     auto launch = [&](auto c, auto kPlanarIn, auto kEvictLast, auto kDirect) {
       if constexpr (lean_interleave_takes(sizeof(T), c.value)) {
         if (lean_fits) {
@@ -209,6 +208,8 @@ void launch_interleave(const LayoutPlan& plan, const NarrowArgs& narrow, bool de
           });
         }
       }
+      const InterleaveArgs args = interleave_args(narrow, dense_in);
+      const unsigned int grid = grid_for(ceil_div(args.total_chunks, kInterleaveWarps), sm_count);
       launch_kernel(interleave_transpose_kernel<T, c.value, kPlanarIn.value, kEvictLast.value, kDirect.value>, grid,
                     kThreads, 0, stream, in, out, args);
     };
@@ -217,13 +218,13 @@ void launch_interleave(const LayoutPlan& plan, const NarrowArgs& narrow, bool de
     // level; dense inputs fp32 4194304x3 0.955-0.957 -> 0.973, 64x1024x3 level, but bf16
     // NHWC->NCHW 32x224x224x3 0.926-0.928 -> 0.918-0.923, so 2-byte dense inputs keep plain loads.
     with_bool(l2_evict_last_loads(!(sizeof(T) == 2 && dense_in)), [&](auto kEvictLast) {
-      if (args.planar_in) {
-        with_interleave_c<interleave_max_c(sizeof(T), true)>(args.c, [&](auto c) {
+      if (!dense_in) {
+        with_interleave_c<interleave_max_c(sizeof(T), true)>(narrow.n, [&](auto c) {
           launch(c, std::true_type{}, kEvictLast, std::false_type{});
         });
       } else {
-        with_interleave_c<interleave_max_c(sizeof(T), false)>(args.c, [&](auto c) {
-          with_bool(interleave_direct_loads(sizeof(T), args.c),
+        with_interleave_c<interleave_max_c(sizeof(T), false)>(narrow.n, [&](auto c) {
+          with_bool(interleave_direct_loads(sizeof(T), narrow.n),
                     [&](auto kDirect) { launch(c, std::false_type{}, kEvictLast, kDirect); });
         });
       }
