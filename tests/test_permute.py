@@ -178,6 +178,18 @@ def test_packed_channels_on_the_looping_interleave_kernel():
                            "test_packed_channels_against_whole_vector_planes and cuda", 32)
 
 
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_packed_channels_with_the_load_flavours_their_rules_skip():
+    # The interleave plans above are small, so by the rules 2-byte C = 3 planar inputs load without
+    # the evict_last hints (interleave_evict_last_rule: on lean launches those hints are for calls
+    # of more than 64 MB) and 2-byte C = 3 dense inputs go through shared memory
+    # (interleave_direct_loads). Forced here: evict_last loads and direct loads wherever a kernel
+    # has them.
+    run_file_with_switches(__file__, {"TORCH_TRANSPOSE_L2_EVICT_LAST": "1", "TORCH_TRANSPOSE_INTERLEAVE_DIRECT": "1"},
+                           "test_packed_channels_against_whole_vector_planes and cuda", 32)
+
+
 @pytest.mark.parametrize("dtype", [torch.uint8, torch.float16, torch.float32, torch.complex128], ids=str)
 def test_dense_copies_into_fresh_and_guarded_outputs(device, dtype):
     # A permute whose input is already in the output's order is one dense run on both sides

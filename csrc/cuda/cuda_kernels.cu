@@ -213,11 +213,11 @@ void launch_interleave(const LayoutPlan& plan, const NarrowArgs& narrow, bool de
       launch_kernel(interleave_transpose_kernel<T, c.value, kPlanarIn.value, kEvictLast.value, kDirect.value>, grid,
                     kThreads, 0, stream, in, out, args);
     };
-    // evict_last loads (v31 A/B by GPU time, ratio to copy, plain -> evict_last): planar inputs
-    // fp32 3x4194304 0.975 -> 0.992, NCHW->NHWC 32x3x224x224 0.996-1.000 -> 1.004-1.008, bf16
-    // level; dense inputs fp32 4194304x3 0.955-0.957 -> 0.973, 64x1024x3 level, but bf16
-    // NHWC->NCHW 32x224x224x3 0.926-0.928 -> 0.918-0.923, so 2-byte dense inputs keep plain loads.
-    with_bool(l2_evict_last_loads(!(sizeof(T) == 2 && dense_in)), [&](auto kEvictLast) {
+    // evict_last loads by interleave_evict_last_rule (interleave_transpose.cuh says why).
+    const bool lean_takes = lean_fits && lean_interleave_takes(sizeof(T), narrow.n);
+    const int64_t bytes_moved = 2 * plan.numel * static_cast<int64_t>(sizeof(T));
+    with_bool(l2_evict_last_loads(interleave_evict_last_rule(sizeof(T), dense_in, lean_takes, bytes_moved)),
+              [&](auto kEvictLast) {
       if (!dense_in) {
         with_interleave_c<interleave_max_c(sizeof(T), true)>(narrow.n, [&](auto c) {
           launch(c, std::true_type{}, kEvictLast, std::false_type{});

@@ -58,14 +58,40 @@ inline bool interleave_enabled() {
 // each line to the next ones) rather than through the shared round trip. H200, same-call A/B by
 // GPU time, three rounds, ratio to copy (bench/NOTES.md v34): 1-byte elements won at every C
 // (int8 16777216 x C, C = 2..8: 0.81-0.88 -> 0.88-1.02), C = 3 won or held (fp32 4194304x3
-// 0.969 -> 0.977, 64x1024x3 0.86 -> 0.91, fp64 0.991 -> 0.999, bf16 32x224x224x3 0.925-0.936 ->
-// 0.929-0.944), C = 2 held (fp64 +0.005); wider ones lost where each load instruction spans more
-// lines: C = 4 in 4- and 8-byte elements by 0.01-0.015, 2-byte C = 5..8 by 0.04-0.08. Direct
-// stores on the dense output side lost everywhere (0.14-0.41: stores get no L1 to merge them).
+// 0.969 -> 0.977, 64x1024x3 0.86 -> 0.91, fp64 0.991 -> 0.999), C = 2 held (fp64 +0.005; bf16
+// 8388608x2 +0.006 in v38); wider ones lost where each load instruction spans more lines: C = 4
+// in 4- and 8-byte elements by 0.01-0.015, 2-byte C = 5..8 by 0.04-0.08. 2-byte C = 3 won on
+// the looping kernel (bf16 32x224x224x3 0.925-0.936 -> 0.929-0.944, v34) but lost on the lean
+// launches that now take it (v38: 1.014-1.034 through shared memory against 0.952-0.966 direct,
+// 16x50176x3 1.043-1.049 against 1.024-1.032; 8388608x3 and fp16 level), so it goes through
+// shared memory. Direct stores on the dense output side lost everywhere (0.14-0.41: stores get no
+// L1 to merge them).
 // TORCH_TRANSPOSE_INTERLEAVE_DIRECT: 0 = never, 1 = always (tests, A/B runs), unset = this rule.
 inline bool interleave_direct_loads(int element_bytes, int c) {
   static const Override setting = env_override("TORCH_TRANSPOSE_INTERLEAVE_DIRECT");
-  return decide(setting, element_bytes == 1 || c <= 3);
+  return decide(setting, element_bytes == 1 || c == 2 || (c == 3 && element_bytes != 2));
+}
+
+// Whether an interleave plan's loads carry the evict_last hints (the rule that
+// l2_evict_last_loads applies; its switch overrides it), by element size, direction, kernel
+// (`lean`: lean_interleave_kernel takes the plan) and the bytes the call reads and writes. H200,
+// same-call A/Bs by GPU time, ratio to copy, plain -> evict_last:
+//   * 4- and 8-byte elements won or held in both directions (v31: fp32 3x4194304 0.975 -> 0.992,
+//     4194304x3 0.955 -> 0.973; v38: fp32 NCHW->NHWC 32x3x224x224 1.04-1.07 -> 1.07-1.11);
+//   * 2-byte dense inputs lost (v31: bf16 32x224x224x3 0.926-0.928 -> 0.918-0.923);
+//   * 2-byte planar inputs on the looping kernel (C = 2 and 4..8) won from 32 MB up (v38: bf16
+//     2x4194304 0.91-0.95 -> 1.03-1.05, 2x8388608 0.97 -> 1.02, 4x4194304 0.99 -> 1.03,
+//     8x2097152 0.96 -> 1.03); smaller ones were not measured;
+//   * 2-byte planar inputs on lean launches (C = 3) won at 96 MB (bf16 3x8388608 0.985-0.991 ->
+//     1.004-1.006) and lost at 48 MB and below: 3x4194304 1.00 -> 0.95, 3x2097152 0.99-1.00 ->
+//     0.92-0.94, 32x3x224x224 (19 MB) 0.99-1.00 -> 0.89, 16x3x50176 1.00-1.02 -> 0.91-0.92,
+//     64x3x1024 0.99-1.00 -> 0.81-0.83; 36 MB was level. The threshold between 48 and 96 MB is a
+//     guess, at 64 MB.
+constexpr int64_t kLeanInterleavePlainLoadsMaxBytes = int64_t{64} << 20;
+inline bool interleave_evict_last_rule(int element_bytes, bool dense_in, bool lean, int64_t bytes_moved) {
+  if (element_bytes != 2) return true;
+  if (dense_in) return false;
+  return !lean || bytes_moved > kLeanInterleavePlainLoadsMaxBytes;
 }
 
 // The kernel's arguments, read off NarrowArgs (interleave_args below).
