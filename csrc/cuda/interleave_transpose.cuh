@@ -79,9 +79,9 @@ inline bool interleave_direct_loads(int element_bytes, int c) {
 //   * 4- and 8-byte elements won or held in both directions (v31: fp32 3x4194304 0.975 -> 0.992,
 //     4194304x3 0.955 -> 0.973; v38: fp32 NCHW->NHWC 32x3x224x224 1.04-1.07 -> 1.07-1.11);
 //   * 2-byte dense inputs lost (v31: bf16 32x224x224x3 0.926-0.928 -> 0.918-0.923);
-//   * 2-byte planar inputs on the looping kernel (C = 2 and 4..8) won from 32 MB up (v38: bf16
-//     2x4194304 0.91-0.95 -> 1.03-1.05, 2x8388608 0.97 -> 1.02, 4x4194304 0.99 -> 1.03,
-//     8x2097152 0.96 -> 1.03); smaller ones were not measured;
+//   * 2-byte planar inputs on the looping kernel (C = 2 and 4..8) won at every size measured,
+//     16 MB and up (v38: bf16 2x2097152 0.85 -> 0.87, 2x4194304 0.91-0.95 -> 1.03-1.05,
+//     2x8388608 0.97 -> 1.02, 4x4194304 0.99 -> 1.03, 8x2097152 0.96 -> 1.03);
 //   * 2-byte planar inputs on lean launches (C = 3) won at 96 MB (bf16 3x8388608 0.985-0.991 ->
 //     1.004-1.006) and lost at 48 MB and below: 3x4194304 1.00 -> 0.95, 3x2097152 0.99-1.00 ->
 //     0.92-0.94, 32x3x224x224 (19 MB) 0.99-1.00 -> 0.89, 16x3x50176 1.00-1.02 -> 0.91-0.92,
