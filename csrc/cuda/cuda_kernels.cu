@@ -213,10 +213,10 @@ void launch_interleave(const LayoutPlan& plan, const NarrowArgs& narrow, bool de
       launch_kernel(interleave_transpose_kernel<T, c.value, kPlanarIn.value, kEvictLast.value, kDirect.value>, grid,
                     kThreads, 0, stream, in, out, args);
     };
-    // evict_last loads by interleave_evict_last_rule (interleave_transpose.cuh says why).
-    const bool lean_takes = lean_fits && lean_interleave_takes(sizeof(T), narrow.n);
+    // evict_last loads by interleave_evict_last_rule (interleave_transpose.cuh says why); lean_fits
+    // already includes lean_interleave_takes, so it says which kernel runs.
     const int64_t bytes_moved = 2 * plan.numel * static_cast<int64_t>(sizeof(T));
-    with_bool(l2_evict_last_loads(interleave_evict_last_rule(sizeof(T), dense_in, lean_takes, bytes_moved)),
+    with_bool(l2_evict_last_loads(interleave_evict_last_rule(sizeof(T), dense_in, lean_fits, bytes_moved)),
               [&](auto kEvictLast) {
       if (!dense_in) {
         with_interleave_c<interleave_max_c(sizeof(T), true)>(narrow.n, [&](auto c) {

@@ -1,6 +1,7 @@
-// The batch of the lean tile kernels (lean_tile_transpose.cuh, lean_window_tile_transpose.cuh,
-// gather_tile_transpose.cuh): up to two batch dims with 32-bit strides, one batch item per blockIdx.z, located with at most
-// one magic-number division (none for a single batch dim).
+// The batch of the lean kernels (lean_tile_transpose.cuh, lean_window_tile_transpose.cuh,
+// gather_tile_transpose.cuh, lean_interleave_transpose.cuh): up to two batch dims with 32-bit
+// strides, one batch item per blockIdx.z, located with at most one magic-number division (none
+// for a single batch dim).
 #pragma once
 
 #include "cuda_common.cuh"

@@ -1,7 +1,8 @@
 // The interleave kernel's chunks (interleave_transpose.cuh: C = 2..15 against lines of whole
 // 16-byte vectors, as in NCHW <-> NHWC with C = 3) with the least index math around them, for the
-// C and element sizes where that won (lean_interleave_takes: C = 2 and 3): up to two batch dims, 32-bit offsets, a 3-D grid (x: runs of kInterleaveWarps chunks along the long
-// dim, z: batch item) and no grid loop, so a warp finds its chunk with no division (one for two
+// C and element sizes where that won (lean_interleave_takes: C = 2 and 3): up to two batch dims,
+// 32-bit offsets, a 3-D grid (x: runs of kInterleaveWarps chunks along the long dim, z: batch
+// item) and no grid loop, so a warp finds its chunk with no division (one for two
 // batch dims) and its kernel arguments are 40 bytes where InterleaveArgs carries a 16-dim batch
 // indexer (640 bytes in all).
 //
