@@ -340,10 +340,15 @@ def test_output_rows_far_apart(device, dtype, shape):
 # or two batch dims, the batch dim between the fast ones ((2, 1, 0)), an expanded batch dim,
 # input rows and items with gaps, and out= views: on CUDA the plans lean tiles take
 # (lean_tile_transpose.cuh; 1-byte ones the copy engine's tiles refuse, the two-batch-dim cases).
-# test_lean_kernels_off runs them on the square tile kernel.
+# The (2, 1, 0) and reversal plans whose a is one tile (64 for 4- and 8-byte elements, 128 for
+# 1- and 2-byte ones) walk batch items first (lean_tiles_items_first), over one and two batch
+# dims. test_lean_kernels_off runs them all on the square tile kernel, test_lean_tiles_in_either_walk
+# in the other walk.
 @pytest.mark.parametrize("dtype", [torch.uint8, torch.bfloat16, torch.float32, torch.float64], ids=str)
 @pytest.mark.parametrize("shape, dims", [((256, 384), (1, 0)), ((3, 256, 128), (0, 2, 1)), ((128, 3, 256), (2, 1, 0)),
-                                         ((2, 3, 128, 256), (3, 1, 0, 2)), ((2, 3, 256, 128), (1, 0, 3, 2))], ids=str)
+                                         ((2, 3, 128, 256), (3, 1, 0, 2)), ((2, 3, 256, 128), (1, 0, 3, 2)),
+                                         ((256, 3, 64), (2, 1, 0)), ((256, 3, 128), (2, 1, 0)),
+                                         ((256, 2, 3, 64), (3, 2, 1, 0))], ids=str)
 def test_whole_tile_plans(device, dtype, shape, dims):
     x = random_bits(shape, dtype, device)
     assert_bits_equal(tt.permute(x, dims), x.permute(dims).contiguous())
@@ -406,14 +411,23 @@ LEAN_PLANS = "(test_whole_tile_plans or test_sixteen_line_plans or test_short_ro
 
 @pytest.mark.cuda
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
-@pytest.mark.parametrize("switch, cases, passed", [("TORCH_TRANSPOSE_LEAN_TILE", "test_whole_tile_plans", 20),
+@pytest.mark.parametrize("switch, cases, passed", [("TORCH_TRANSPOSE_LEAN_TILE", "test_whole_tile_plans", 32),
                                                    ("TORCH_TRANSPOSE_LEAN_NARROW", "test_sixteen_line_plans", 10),
                                                    ("TORCH_TRANSPOSE_LEAN_ROWS", "test_short_row_plans", 12),
                                                    ("TORCH_TRANSPOSE_LEAN_WINDOW", "test_window_tile_plans", 8),
-                                                   ("TORCH_TRANSPOSE_L2_EVICT_LAST", LEAN_PLANS, 50)],
+                                                   ("TORCH_TRANSPOSE_L2_EVICT_LAST", LEAN_PLANS, 62)],
                          ids=["tiles", "narrow", "rows", "windows", "loads"])  # ids that no rerun's -k selects (it would rerun itself)
 def test_lean_kernels_off(switch, cases, passed):
     rerun_with_switches({switch: "0"}, f"{cases} and cuda", passed)
+
+
+# Lean tiles walk batch items first only where a is one tile and the next item lies nearer in the
+# input than the next tile along b (lean_tiles_items_first): every lean tile plan in each walk.
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+@pytest.mark.parametrize("setting", ["0", "1"], ids=["along-b", "by-item"])
+def test_lean_tiles_in_either_walk(setting):
+    rerun_with_switches({"TORCH_TRANSPOSE_LEAN_ITEMS_FIRST": setting}, "test_whole_tile_plans and cuda", 32)
 
 
 def test_misaligned_elements_are_moved_exactly(device):

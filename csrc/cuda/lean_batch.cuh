@@ -46,17 +46,19 @@ struct LeanBatch {
 
 // Where a block of a lean grid works: its batch item's offsets (blockIdx.z) and its tile's first
 // a and b (blockIdx.y and blockIdx.x, in tiles of kTile), the grid every lean tile kernel
-// launches (x: tiles along b, y: along a, z: batch items).
+// launches (x: tiles along b, y: along a, z: batch items). items_first: the grid's x and z swap
+// roles (x: batch items, z: tiles along b), so that blocks launched together take neighbouring
+// items of one tile column (lean_tile_transpose.cuh says when).
 struct LeanBlock {
   int32_t in_off, out_off, a0, b0;
 };
 
 template <int kTile, bool kTwoBatchDims>
-__device__ __forceinline__ LeanBlock locate_lean_block(const LeanBatch& batch) {
+__device__ __forceinline__ LeanBlock locate_lean_block(const LeanBatch& batch, bool items_first = false) {
   LeanBlock block;
-  batch.offsets<kTwoBatchDims>(blockIdx.z, block.in_off, block.out_off);
+  batch.offsets<kTwoBatchDims>(items_first ? blockIdx.x : blockIdx.z, block.in_off, block.out_off);
   block.a0 = static_cast<int32_t>(blockIdx.y) * kTile;
-  block.b0 = static_cast<int32_t>(blockIdx.x) * kTile;
+  block.b0 = static_cast<int32_t>(items_first ? blockIdx.z : blockIdx.x) * kTile;
   return block;
 }
 

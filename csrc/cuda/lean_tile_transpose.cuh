@@ -1,7 +1,8 @@
 // Square tiles with the least index math around them: whole tiles only, up to two batch dims,
 // 32-bit offsets, a 3-D grid (x: tile along b, y: tile along a, z: batch item; launch order is
-// the square kernel's tile walk, tile_order.cuh) so that a block finds its tile with no division
-// (one for two batch dims), and no grid loop. The tile itself is the square kernel's vector_tile.
+// the square kernel's tile walk, tile_order.cuh; x and z swap where lean_tiles_items_first
+// says) so that a block finds its tile with no division (one for two batch dims), and no grid
+// loop. The tile itself is the square kernel's vector_tile.
 //
 // Why: torch.compile's kernels beat ours on (0, 2, 1), 256x512x512 and the 16-wide narrow
 // transposes, and their one difference left untested was the code around the tile (bench/NOTES.md
@@ -37,6 +38,7 @@ struct LeanTileArgs {
   LeanBatch batch;
   int64_t size_a = 0, size_b = 0;         // vector_tile reads these for edge tiles only: never here
   bool two_batch_dims = false;
+  bool items_first = false;               // the grid walks batch items first (lean_tiles_items_first)
 };
 
 // TORCH_TRANSPOSE_LEAN_TILE: 0 = never (the square tile kernel takes these plans), 1 or unset =
@@ -48,12 +50,37 @@ inline Override lean_tile_override() {
 
 constexpr int kLeanTileBlocksPerSm = 4;
 
+// TORCH_TRANSPOSE_LEAN_ITEMS_FIRST: 0 = never, 1 = whenever the grid allows, unset = the rule in
+// lean_tiles_items_first.
+inline Override lean_items_first_override() {
+  static const Override setting = env_override("TORCH_TRANSPOSE_LEAN_ITEMS_FIRST");
+  return setting;
+}
+
+// Whether the lean grid walks batch items before tiles along b: where one tile spans a and the
+// next batch item lies nearer in the input than the next tile along b (its inner batch dim's
+// input stride below kTile input rows), so that the blocks resident at once read neighbouring
+// pieces of the same kTile input rows rather than kTile rows each of their own.
+// Why: (2, 1, 0) of 1024x1024x64 fp32 (a = k, b = i, items j 256 bytes apart in the input, tiles
+// along b 16 MB apart) reads 64 input rows 256 KB apart per tile; walked along b first, the
+// resident blocks read all 1024 such rows at once, items first only their tile's 64. Its output
+// rows then take 256-byte pieces 4 KB apart rather than whole 4 KB runs, and yet it gained. H200,
+// same-call A/B by GPU time, three rounds (bench/NOTES.md v39): 0.946-0.949 -> 0.961-0.970 of
+// copy, 1024x1200x64 0.955-0.957 -> 0.964-0.970, fp64 1024x512x64 0.950-0.962 -> 0.960-0.962,
+// bf16 1024x1024x128 level (0.931-0.932 -> 0.931-0.936). Items first everywhere
+// (TORCH_TRANSPOSE_LEAN_ITEMS_FIRST=1) lost where a spans several tiles or the next item is far
+// in the input: 256x512x512 1.011 -> 0.953, (0, 2, 1) 1.008 -> 0.956, NCHW->NHWC 64x128x56x56
+// 1.015-1.023 -> 0.965-0.968; the 4-D reversal (b one tile) and 4096x64x64 level.
+inline bool lean_tiles_items_first(int64_t tiles_a, int64_t tiles_b, int64_t inner_item_in_stride, int64_t b_tile_in_step) {
+  return decide(lean_items_first_override(), tiles_a == 1 && tiles_b > 1 && inner_item_in_stride < b_tile_in_step);
+}
+
 template <typename T, int V, int kTile, bool kTwoBatchDims, bool kEvictLast>
 __global__ void __launch_bounds__(kThreads)
 lean_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const LeanTileArgs args) {
   __shared__ __align__(16) T tile[kTile * kTile];
   Vec<T, V>* chunks = reinterpret_cast<Vec<T, V>*>(tile);
-  const LeanBlock at = locate_lean_block<kTile, kTwoBatchDims>(args.batch);
+  const LeanBlock at = locate_lean_block<kTile, kTwoBatchDims>(args.batch, args.items_first);
   vector_tile<T, V, kTile, int32_t, LeanTileArgs, kThreads, kEvictLast>(false, in + at.in_off, out + at.out_off, at.a0, at.b0,
                                                                         args.in_sb, args.out_sa, args, tile, chunks);
 }
@@ -69,13 +96,18 @@ bool make_lean_tile_args(const LayoutPlan& plan, LeanTileArgs& args, dim3& grid)
   const BatchIndexer batch = BatchIndexer::from_plan(plan);
   if (!plan.offsets_fit_32() || !LeanBatch::from(batch, args.batch)) return false;
   const int64_t tiles_a = f.size_a / kTile, tiles_b = f.size_b / kTile, items = batch.count();
-  if (tiles_a > 65535 || items > 65535 || tiles_b > 0x7fffffff) return false;
+  const int64_t inner_item_in_stride = batch.rank == 0 ? 0 : batch.in_strides[batch.rank - 1];
+  args.items_first = items > 1 && items <= 0x7fffffff && tiles_b <= 65535 &&
+                     lean_tiles_items_first(tiles_a, tiles_b, inner_item_in_stride, kTile * f.in_sb);
+  if (tiles_a > 65535 || (!args.items_first && (items > 65535 || tiles_b > 0x7fffffff))) return false;
   args.in_sb = static_cast<int32_t>(f.in_sb);
   args.out_sa = static_cast<int32_t>(f.out_sa);
   args.size_a = f.size_a;
   args.size_b = f.size_b;
   args.two_batch_dims = batch.rank == 2;
-  grid = dim3{static_cast<unsigned int>(tiles_b), static_cast<unsigned int>(tiles_a), static_cast<unsigned int>(items)};
+  const auto along_b = static_cast<unsigned int>(tiles_b), along_items = static_cast<unsigned int>(items);
+  grid = args.items_first ? dim3{along_items, static_cast<unsigned int>(tiles_a), along_b}
+                          : dim3{along_b, static_cast<unsigned int>(tiles_a), along_items};
   return true;
 }
 

@@ -801,8 +801,12 @@ TEST(KernelsOnHost, CompactTilesAndNarrowBlocks) {
 // TORCH_TRANSPOSE_LEAN_TILE=0, as in ctest's fallback run, which sends them to the square tile
 // kernel; the forced run's tile streams do too). Tile sides: 128 for 1- and 2-byte elements, 64
 // for 4- and 8-byte ones (1-byte plans go to the copy engine's tiles first where it takes them;
-// 16-byte elements have no vectors).
+// 16-byte elements have no vectors). The last two cases' a is one tile, and their grids walk
+// batch items first (LeanTileWalks).
+constexpr int kLeanItemsFirstCases = 2;
+
 std::vector<Case> lean_cases(int e) {
+  const int64_t side = e <= 2 ? 128 : 64;
   return {
       permute_case({256, 384}, {1, 0}, e),
       permute_case({3, 256, 128}, {0, 2, 1}, e),                    // one batch dim
@@ -812,6 +816,8 @@ std::vector<Case> lean_cases(int e) {
       permute_case({3, 128, 256}, {0, 2, 1}, e, {0, 256, 1}),       // an expanded batch dim (stride 0)
       permute_case({3, 128, 256}, {0, 2, 1}, e, {40000, 288, 1}),   // rows and items with gaps
       into_view(permute_case({256, 128}, {1, 0}, e), {288, 1}, 16, "buf[:, 16:272]"),
+      permute_case({256, 3, side}, {2, 1, 0}, e),                  // (2, 1, 0) with a one tile
+      permute_case({256, 2, 3, side}, {3, 2, 1, 0}, e),            // the same over two batch dims
   };
 }
 
@@ -835,6 +841,33 @@ TEST(KernelsOnHost, LeanTilePlans) {
     for (const Case& c : lean_cases(e)) takes(c, true);
   takes(permute_case({2, 2, 2, 128, 128}, {2, 1, 0, 4, 3}, 4), false);  // three batch dims
   takes(permute_case({256, 288}, {1, 0}, 4), false);                   // edge tiles along one side
+}
+
+// Which lean plans walk batch items first (lean_tiles_items_first): those whose a is one tile and
+// whose next batch item lies nearer in the input than the next tile along b; the grid then
+// carries the items along x and the tiles along b along z.
+TEST(KernelsOnHost, LeanTileWalks) {
+  if (torch_transpose::lean_tile_override() == torch_transpose::Override::Never ||
+      torch_transpose::lean_items_first_override() != torch_transpose::Override::Rule)
+    GTEST_SKIP() << "TORCH_TRANSPOSE_LEAN_TILE=0 or TORCH_TRANSPOSE_LEAN_ITEMS_FIRST set";
+  for (int e : {2, 4, 8}) {
+    const std::vector<Case> cases = lean_cases(e);
+    for (size_t i = 0; i < cases.size(); ++i) {
+      SCOPED_TRACE(cases[i].name);
+      const PlacedCase placed = place(cases[i]);
+      torch_transpose::LeanTileArgs args;
+      dim3 grid;
+      ASSERT_TRUE(e == 2 ? torch_transpose::make_lean_tile_args<128>(placed.plan, args, grid)
+                         : torch_transpose::make_lean_tile_args<64>(placed.plan, args, grid));
+      const bool items_first = i + kLeanItemsFirstCases >= cases.size();
+      EXPECT_EQ(args.items_first, items_first);
+      if (items_first) {
+        EXPECT_EQ(grid.x, i + 1 == cases.size() ? 6u : 3u);  // the items: 2 x 3, or 3
+        EXPECT_EQ(grid.y, 1u);
+        EXPECT_EQ(grid.z, 256u / (e == 2 ? 128 : 64));
+      }
+    }
+  }
 }
 
 // 16 four-byte lines against a dense side, whole tiles along the wide dim, at most one batch dim:
