@@ -11,7 +11,13 @@ each step `calls` times while the GPU is held by a sleep kernel, so every launch
     at::detail::empty_cuda (the same without it),
   * the device guard, device properties and current stream that the op looks up,
   * copy_ of the same bytes (the benchmark's ceiling) and a 16-byte cudaMemsetAsync (the cost
-    of queueing any work).
+    of queueing any work),
+  * (session 36) the out= op redispatched to the CUDA key (plan, kernel choice, guard, launch:
+    no dispatcher hop, no allocation), and an empty kernel of the C = 3 kernel's grid (800
+    blocks of 256 threads) and argument size (40 bytes) launched with <<<>>>, without and with
+    the cudaGetLastError the library calls after each launch. bench/NOTES.md v39: on the GPU
+    machine the Python fast entry took 6.7-7.2 us a call on CUDA but 1.05-1.25 us on a tiny CPU
+    tensor; these steps split the difference.
 
     python3 scripts/host_cost_probe.py ["bf16 NCHW->NHWC 32x3x224x224"]   # on the GPU machine
 """
@@ -24,12 +30,29 @@ sys.path.insert(0, ".")
 from bench import cases as case_defs  # noqa: E402
 from bench.host_overhead import hold_gpu  # noqa: E402
 
+# An empty kernel with the lean interleave kernel's argument size, and its launches.
+CUDA_SOURCE = r"""
+#include <cuda_runtime.h>
+#include <cstdint>
+
+struct FortyBytes { int64_t words[5]; };
+
+__global__ void empty_kernel(const void* in, void* out, const FortyBytes args) {}
+
+void launch_empty(const void* in, void* out, void* stream, bool check) {
+  empty_kernel<<<800, 256, 0, static_cast<cudaStream_t>(stream)>>>(in, out, FortyBytes{});
+  if (check) (void)cudaGetLastError();
+}
+"""
+
 SOURCE = r"""
 #include <torch/extension.h>
 #include <ATen/cuda/CUDAContext.h>
 #include <ATen/cuda/EmptyTensor.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <chrono>
+
+void launch_empty(const void* in, void* out, void* stream, bool check);
 
 template <typename F> double per_call_us(int64_t n, F&& f) {
   const auto start = std::chrono::steady_clock::now();
@@ -59,6 +82,9 @@ double step(int64_t which, const at::Tensor& x, std::vector<int64_t> dims, const
     case 7: return per_call_us(n, [&] {
       C10_CUDA_CHECK(cudaMemsetAsync(dst.data_ptr(), 0, 16, at::cuda::getCurrentCUDAStream().stream()));
     });
+    case 8: return per_call_us(n, [&] { permute_out.redispatch(c10::DispatchKeySet(c10::DispatchKey::CUDA), x, dims, out); });
+    case 9: return per_call_us(n, [&] { launch_empty(src.data_ptr(), dst.data_ptr(), at::cuda::getCurrentCUDAStream().stream(), false); });
+    case 10: return per_call_us(n, [&] { launch_empty(src.data_ptr(), dst.data_ptr(), at::cuda::getCurrentCUDAStream().stream(), true); });
   }
   return -1;
 }
@@ -73,6 +99,9 @@ STEPS = [
     "device guard + properties + current stream",
     "copy_ of the same bytes",
     "cudaMemsetAsync of 16 bytes (queueing alone)",
+    "out= op's CUDA kernel function (no hop, no alloc)",
+    "empty kernel <<<800, 256>>>, 40-byte args",
+    "the same + cudaGetLastError",
 ]
 
 
@@ -81,7 +110,8 @@ def main(argv):
 
     name = argv[0] if argv else "bf16 NCHW->NHWC 32x3x224x224"
     case = next(c for c in case_defs.suite("cuda") if c.name == name)
-    ext = load_inline("host_cost_probe", cpp_sources=SOURCE, functions=["step"], with_cuda=True, verbose=False)
+    ext = load_inline("host_cost_probe", cpp_sources=SOURCE, cuda_sources=CUDA_SOURCE, functions=["step"], with_cuda=True,
+                      verbose=False)
     x = case.make_input("cuda")
     dims = list(case.op[1])
     out = x.permute(dims).contiguous()
