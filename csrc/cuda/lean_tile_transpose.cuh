@@ -97,17 +97,17 @@ bool make_lean_tile_args(const LayoutPlan& plan, LeanTileArgs& args, dim3& grid)
   if (!plan.offsets_fit_32() || !LeanBatch::from(batch, args.batch)) return false;
   const int64_t tiles_a = f.size_a / kTile, tiles_b = f.size_b / kTile, items = batch.count();
   const int64_t inner_item_in_stride = batch.rank == 0 ? 0 : batch.in_strides[batch.rank - 1];
-  args.items_first = items > 1 && items <= 0x7fffffff && tiles_b <= 65535 &&
+  // Items first puts the tiles along b on z, whose limit (65535) they must then fit.
+  args.items_first = items > 1 && tiles_b <= 65535 &&
                      lean_tiles_items_first(tiles_a, tiles_b, inner_item_in_stride, kTile * f.in_sb);
-  if (tiles_a > 65535 || (!args.items_first && (items > 65535 || tiles_b > 0x7fffffff))) return false;
+  const int64_t along_x = args.items_first ? items : tiles_b, along_z = args.items_first ? tiles_b : items;
+  if (along_x > 0x7fffffff || tiles_a > 65535 || along_z > 65535) return false;
   args.in_sb = static_cast<int32_t>(f.in_sb);
   args.out_sa = static_cast<int32_t>(f.out_sa);
   args.size_a = f.size_a;
   args.size_b = f.size_b;
   args.two_batch_dims = batch.rank == 2;
-  const auto along_b = static_cast<unsigned int>(tiles_b), along_items = static_cast<unsigned int>(items);
-  grid = args.items_first ? dim3{along_items, static_cast<unsigned int>(tiles_a), along_b}
-                          : dim3{along_b, static_cast<unsigned int>(tiles_a), along_items};
+  grid = dim3{static_cast<unsigned int>(along_x), static_cast<unsigned int>(tiles_a), static_cast<unsigned int>(along_z)};
   return true;
 }
 
