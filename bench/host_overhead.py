@@ -6,6 +6,7 @@ Routes: our wrapper (unboxed entry points, torch_transpose/_functions.py), the s
 preallocated out=, the op through torch.ops (boxed), eager PyTorch, and the copy anchor.
 
     python -m bench.host_overhead [--cases "fp32 64x64,fp32 NCHW->NHWC 32x3x224x224"] [--calls 200]
+                                  [--routes "ours (unboxed),copy"]
 
 On CUDA, host time is taken with the GPU held by a sleep kernel, so every call only queues its
 work; GPU time from CUDA events around each call queued the same way. On the CPU the three
@@ -100,7 +101,9 @@ def main():
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     parser.add_argument("--cases", default=DEFAULT_CASES, help="comma-separated suite case names")
     parser.add_argument("--calls", type=int, default=200, help="calls per measurement (best of 5)")
+    parser.add_argument("--routes", default=",".join(ROUTES), help="comma-separated routes to time")
     args = parser.parse_args()
+    routes = {name: ROUTES[name] for name in args.routes.split(",")}
     # Either suite's cases, on either device (the small cases are in the CUDA suite only).
     suite = {c.name: c for device in ("cpu", "cuda") for c in case_defs.suite(device)}
     print(f"microseconds per call on {args.device}, best of 5 runs of {args.calls} calls "
@@ -109,7 +112,7 @@ def main():
         case = suite[name]
         x = case.make_input(args.device)
         print(f"{case.name}:")
-        for route, make in ROUTES.items():
+        for route, make in routes.items():
             fn = make(case, x)
             for _ in range(20):
                 fn()

@@ -24,7 +24,6 @@
 
 #ifdef TORCH_TRANSPOSE_WITH_CUDA
 #include <ATen/cuda/CUDAContext.h>
-#include <ATen/cuda/EmptyTensor.h>
 #include <c10/cuda/CUDAException.h>
 #include <c10/cuda/CUDAGuard.h>
 #endif
@@ -152,7 +151,11 @@ LayoutPlan plan_for(const Tensor& self, IntArrayRef perm, const Tensor& out) {
   }
 }
 
-void run_into(const char* op, const Tensor& self, IntArrayRef perm, const Tensor& out) {
+// Whether self's device is already the current one because the caller holds its guard.
+enum class Device { NeedsGuard, Current };
+
+void run_into(const char* op, const Tensor& self, IntArrayRef perm, const Tensor& out,
+              Device device = Device::NeedsGuard) {
   if (out.numel() == 0) return;
   const LayoutPlan plan = plan_for(self, perm, out);
   if (self.device().is_cpu()) {
@@ -161,10 +164,14 @@ void run_into(const char* op, const Tensor& self, IntArrayRef perm, const Tensor
   }
 #ifdef TORCH_TRANSPOSE_WITH_CUDA
   if (self.device().is_cuda()) {
-    const c10::cuda::CUDAGuard guard(self.device());
-    const int sm_count = at::cuda::getCurrentDeviceProperties()->multiProcessorCount;
+    c10::cuda::OptionalCUDAGuard guard;
+    if (device == Device::NeedsGuard) guard.set_device(self.device());
+    // Properties and stream by the device's index: the by-current-device lookups ask the runtime
+    // for the device each time (small calls are host-bound: bench/NOTES.md v40).
+    const c10::DeviceIndex index = self.device().index();
+    const int sm_count = at::cuda::getDeviceProperties(index)->multiProcessorCount;
     const int err = run_layout_plan_cuda(plan, self.const_data_ptr(), out.data_ptr(),
-                                         at::cuda::getCurrentCUDAStream().stream(), sm_count);
+                                         at::cuda::getCurrentCUDAStream(index).stream(), sm_count);
     C10_CUDA_CHECK(static_cast<cudaError_t>(err));
     return;
   }
@@ -191,21 +198,29 @@ Tensor prepare_new_output(Tensor out) {
 // see it, straight from the backend's allocator (GPU machine, C++ probe: 1.6 -> 0.9 us per
 // allocation and free; scripts/host_cost_probe.py). The result is written whole, so the
 // deterministic mode's fill of new memory, which at::empty would run, has nothing to add.
+// (permute_into_new allocates Direct CUDA results itself, under the launch's device guard.)
 enum class Allocation { Dispatched, Direct };
 
 Tensor new_tensor(const Tensor& self, IntArrayRef sizes, Allocation how) {
-  if (how == Allocation::Direct) {
-    if (self.is_cpu()) return at::detail::empty_cpu(sizes, self.scalar_type());
-#ifdef TORCH_TRANSPOSE_WITH_CUDA
-    if (self.is_cuda()) return at::detail::empty_cuda(sizes, self.scalar_type(), self.device(), std::nullopt);
-#endif
-  }
+  if (how == Allocation::Direct && self.is_cpu()) return at::detail::empty_cpu(sizes, self.scalar_type());
   return at::empty(sizes, self.options());
 }
 
 Tensor permute_into_new(const char* op, const Tensor& self, IntArrayRef perm,
                         Allocation how = Allocation::Dispatched) {
   check_strided(op, "self", self);
+#ifdef TORCH_TRANSPOSE_WITH_CUDA
+  if (how == Allocation::Direct && self.is_cuda()) {
+    // One device guard for the allocation and the launch: at::detail::empty_cuda would take its
+    // own, and initialise CUDA, which self's existence already proves done (GPU machine, C++
+    // probe: 0.9 -> 0.76 us per allocation and free; scripts/host_cost_probe.py).
+    const c10::cuda::CUDAGuard guard(self.device());
+    Tensor out = at::detail::empty_generic(permuted_sizes(self, perm), at::cuda::getCUDADeviceAllocator(),
+                                           c10::DispatchKeySet(c10::DispatchKey::CUDA), self.scalar_type(), std::nullopt);
+    run_into(op, self, perm, out, Device::Current);
+    return out;
+  }
+#endif
   Tensor out = prepare_new_output(new_tensor(self, permuted_sizes(self, perm), how));
   run_into(op, self, perm, out);
   return out;

@@ -15,7 +15,10 @@ each step `calls` times while the GPU is held by a sleep kernel, so every launch
   * (session 36) the out= op redispatched to the CUDA key (plan, kernel choice, guard, launch:
     no dispatcher hop, no allocation), and an empty kernel of the C = 3 kernel's grid (800
     blocks of 256 threads) and argument size (40 bytes) launched with <<<>>>, without and with
-    the cudaGetLastError the library calls after each launch. bench/NOTES.md v39: on the GPU
+    the cudaGetLastError the library calls after each launch; (session 37) the same kernel by
+    cudaLaunchKernel and by the driver's cuLaunchKernel, to see what the runtime's launch adds;
+    what empty_cuda costs without its own device guard (empty_generic on the CUDA allocator),
+    and one current-device query. bench/NOTES.md v39: on the GPU
     machine the Python fast entry took 6.7-7.2 us a call on CUDA but 1.05-1.25 us on a tiny CPU
     tensor; these steps split the difference.
 
@@ -32,6 +35,7 @@ from bench.host_overhead import hold_gpu  # noqa: E402
 
 # An empty kernel with the lean interleave kernel's argument size, and its launches.
 CUDA_SOURCE = r"""
+#include <cuda.h>
 #include <cuda_runtime.h>
 #include <cstdint>
 
@@ -43,6 +47,32 @@ void launch_empty(const void* in, void* out, void* stream, bool check) {
   empty_kernel<<<800, 256, 0, static_cast<cudaStream_t>(stream)>>>(in, out, FortyBytes{});
   if (check) (void)cudaGetLastError();
 }
+
+// The same launch without the <<<>>> stub: the runtime's cudaLaunchKernel (route 0), or the
+// driver's cuLaunchKernel on the kernel's CUfunction, looked up once (route 1).
+void launch_empty_by(int route, const void* in, void* out, void* stream) {
+  FortyBytes extra{};
+  void* params[] = {&in, &out, &extra};
+  if (route == 0) {
+    (void)cudaLaunchKernel(reinterpret_cast<const void*>(empty_kernel), dim3(800), dim3(256), params, 0,
+                           static_cast<cudaStream_t>(stream));
+    return;
+  }
+  using LaunchFn = CUresult (*)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                                CUstream, void**, void**);
+  static LaunchFn launch = [] {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult found;
+    (void)cudaGetDriverEntryPointByVersion("cuLaunchKernel", &fn, 12000, cudaEnableDefault, &found);
+    return reinterpret_cast<LaunchFn>(fn);
+  }();
+  static CUfunction function = [] {
+    cudaFunction_t f = nullptr;
+    (void)cudaGetFuncBySymbol(&f, reinterpret_cast<const void*>(empty_kernel));
+    return reinterpret_cast<CUfunction>(f);
+  }();
+  (void)launch(function, 800, 1, 1, 256, 1, 1, 0, static_cast<CUstream>(stream), params, nullptr);
+}
 """
 
 SOURCE = r"""
@@ -53,6 +83,7 @@ SOURCE = r"""
 #include <chrono>
 
 void launch_empty(const void* in, void* out, void* stream, bool check);
+void launch_empty_by(int route, const void* in, void* out, void* stream);
 
 template <typename F> double per_call_us(int64_t n, F&& f) {
   const auto start = std::chrono::steady_clock::now();
@@ -85,6 +116,13 @@ double step(int64_t which, const at::Tensor& x, std::vector<int64_t> dims, const
     case 8: return per_call_us(n, [&] { permute_out.redispatch(c10::DispatchKeySet(c10::DispatchKey::CUDA), x, dims, out); });
     case 9: return per_call_us(n, [&] { launch_empty(src.data_ptr(), dst.data_ptr(), at::cuda::getCurrentCUDAStream().stream(), false); });
     case 10: return per_call_us(n, [&] { launch_empty(src.data_ptr(), dst.data_ptr(), at::cuda::getCurrentCUDAStream().stream(), true); });
+    case 11: return per_call_us(n, [&] { launch_empty_by(0, src.data_ptr(), dst.data_ptr(), at::cuda::getCurrentCUDAStream().stream()); });
+    case 12: return per_call_us(n, [&] { launch_empty_by(1, src.data_ptr(), dst.data_ptr(), at::cuda::getCurrentCUDAStream().stream()); });
+    case 13: return per_call_us(n, [&] {
+      at::detail::empty_generic(out.sizes(), at::cuda::getCUDADeviceAllocator(), c10::DispatchKeySet(c10::DispatchKey::CUDA),
+                                out.scalar_type(), std::nullopt);
+    });
+    case 14: return per_call_us(n, [&] { sink = sink + c10::cuda::current_device(); });
   }
   return -1;
 }
@@ -102,6 +140,10 @@ STEPS = [
     "out= op's CUDA kernel function (no hop, no alloc)",
     "empty kernel <<<800, 256>>>, 40-byte args",
     "the same + cudaGetLastError",
+    "the same kernel by cudaLaunchKernel (no <<<>>> stub)",
+    "the same kernel by the driver's cuLaunchKernel",
+    "empty_generic on the CUDA allocator + free (no guard)",
+    "c10::cuda::current_device()",
 ]
 
 

@@ -9,6 +9,8 @@
 
 #include <cstdint>
 #include <cstring>
+#include <tuple>
+#include <type_traits>
 #include <utility>
 
 #include "../env_switch.h"
@@ -183,17 +185,34 @@ __device__ __forceinline__ unsigned char* dynamic_smem() {
 }
 
 // Every launch goes through here, so tests can run the kernels on the CPU (cuda_on_host.h).
-template <typename... KernelArgs, typename... Args>
-void launch_kernel(void (*kernel)(KernelArgs...), unsigned int grid, int threads, size_t smem, cudaStream_t stream,
-                   Args&&... args) {
-  kernel<<<grid, threads, smem, stream>>>(std::forward<Args>(args)...);
-}
-
-// The same with a 3-D grid (blockIdx.x varies fastest, then y, then z).
+// A 3-D grid: blockIdx.x varies fastest, then y, then z. Errors are left for the caller's
+// cudaGetLastError, as a <<<>>> launch leaves them.
+//
+// Why cudaLaunchKernel and not <<<>>>: the small layouts of issue 5 are host-bound on the GPU
+// machine, and the <<<>>> stub's push and pop of the launch configuration cost host time on top
+// of the launch itself. C++ probe there (scripts/host_cost_probe.py, bench/NOTES.md v40), an
+// empty kernel of 800 blocks queued behind a sleep, host us per launch: <<<>>> 3.7-3.8,
+// cudaLaunchKernel 3.4-3.5, the driver's cuLaunchKernel 3.3-3.5.
 template <typename... KernelArgs, typename... Args>
 void launch_kernel(void (*kernel)(KernelArgs...), dim3 grid, int threads, size_t smem, cudaStream_t stream,
                    Args&&... args) {
-  kernel<<<grid, threads, smem, stream>>>(std::forward<Args>(args)...);
+  static_assert(sizeof...(KernelArgs) > 0 && sizeof...(KernelArgs) == sizeof...(Args), "one argument per parameter");
+  // Each argument converted to its parameter's type, as <<<>>> would, and passed by address.
+  std::tuple<std::remove_cv_t<KernelArgs>...> values{std::forward<Args>(args)...};
+  std::apply(
+      [&](auto&... value) {
+        void* addresses[] = {static_cast<void*>(&value)...};
+        (void)cudaLaunchKernel(reinterpret_cast<const void*>(kernel), grid, dim3(static_cast<unsigned int>(threads)),
+                               addresses, smem, stream);
+      },
+      values);
+}
+
+// The same with a 1-D grid.
+template <typename... KernelArgs, typename... Args>
+void launch_kernel(void (*kernel)(KernelArgs...), unsigned int grid, int threads, size_t smem, cudaStream_t stream,
+                   Args&&... args) {
+  launch_kernel(kernel, dim3{grid, 1, 1}, threads, smem, stream, std::forward<Args>(args)...);
 }
 #endif
 
