@@ -191,8 +191,9 @@ __device__ __forceinline__ unsigned char* dynamic_smem() {
 // Why cudaLaunchKernel and not <<<>>>: the small layouts of issue 5 are host-bound on the GPU
 // machine, and the <<<>>> stub's push and pop of the launch configuration cost host time on top
 // of the launch itself. C++ probe there (scripts/host_cost_probe.py, bench/NOTES.md v40), an
-// empty kernel of 800 blocks queued behind a sleep, host us per launch: <<<>>> 3.7-3.8,
-// cudaLaunchKernel 3.4-3.5, the driver's cuLaunchKernel 3.3-3.5.
+// empty kernel of 800 blocks queued behind a sleep, host us per launch, two machines: <<<>>>
+// 3.7-3.9, cudaLaunchKernel 3.4-3.8 (0.1-0.4 less on each), the driver's cuLaunchKernel 3.3-3.7
+// (level with cudaLaunchKernel, so the runtime's call is kept).
 template <typename... KernelArgs, typename... Args>
 void launch_kernel(void (*kernel)(KernelArgs...), dim3 grid, int threads, size_t smem, cudaStream_t stream,
                    Args&&... args) {
