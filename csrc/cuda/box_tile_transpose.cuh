@@ -299,7 +299,7 @@ inline bool make_box_tile_args(const LayoutPlan& plan, uintptr_t in_address, uin
   chunked.sizes[c] = plan.sizes[c] / chunk;
   chunked.in_strides[c] = plan.in_strides[c] * chunk;
   chunked.out_strides[c] = plan.out_strides[c] * chunk;
-  args.batch = DeviceBatchIndexer::from_plan(chunked);
+  args.batch.assign(chunked);
   const int64_t tiles = args.batch.count();
   if (!args.batch.fits_32 || tiles >= (int64_t{1} << 31)) return false;
 

@@ -151,11 +151,16 @@ struct DeviceBatchIndexer {
 
   static DeviceBatchIndexer from_plan(const LayoutPlan& plan) {
     DeviceBatchIndexer d;
-    d.plain = BatchIndexer::from_plan(plan);
-    d.rank = d.plain.rank;
-    d.fits_32 = d.plain.count() < (int64_t{1} << 31);
-    for (int i = 0; i < d.rank && d.fits_32; ++i) d.div[i] = FastDivmod(static_cast<uint32_t>(d.plain.sizes[i]));
+    d.assign(plan);
     return d;
+  }
+
+  // The same in place, into a launcher's argument struct (BatchIndexer::assign says why).
+  void assign(const LayoutPlan& plan) {
+    plain.assign(plan);
+    rank = plain.rank;
+    fits_32 = plain.count() < (int64_t{1} << 31);
+    for (int i = 0; i < rank && fits_32; ++i) div[i] = FastDivmod(static_cast<uint32_t>(plain.sizes[i]));
   }
 
   int64_t count() const { return plain.count(); }

@@ -572,7 +572,7 @@ void launch_copy(const LayoutPlan& plan, const T* in, T* out, cudaStream_t strea
   args.n = plan.sizes[b];
   args.in_sb = plan.in_strides[b];
   args.out_sb = plan.out_strides[b];
-  args.batch = DeviceBatchIndexer::from_plan(plan);
+  args.batch.assign(plan);
   args.rows = args.batch.count();
   const int64_t vectors_per_row = ceil_div(args.n, V);
   if (vectors_per_row <= kThreads && args.rows > 1) {

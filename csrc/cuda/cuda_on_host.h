@@ -159,12 +159,23 @@ inline T __shfl_down_sync(unsigned /*mask*/, T value, unsigned delta, int width 
   return result;
 }
 
+#if defined(TORCH_TRANSPOSE_HOST_DRY_LAUNCH)
+// Probes of the host path only (scripts/plan_cost_probe.cpp): launches are counted, not run.
+namespace host_emulation {
+inline long long dry_launches = 0;
+}
+#endif
+
 namespace torch_transpose {
 
 // A 3-D grid: blocks in launch order, x fastest, then y, then z.
 template <typename... KernelArgs, typename... Args>
 void launch_kernel(void (*kernel)(KernelArgs...), dim3 grid, int threads, size_t /*smem*/, cudaStream_t /*stream*/,
                    Args&&... args) {
+#if defined(TORCH_TRANSPOSE_HOST_DRY_LAUNCH)
+  ++::host_emulation::dry_launches;
+  return;
+#endif
   host_emulation::BlockBarrier barrier(threads);
   host_emulation::current_barrier = &barrier;
   gridDim = grid;

@@ -46,7 +46,7 @@ inline DirectArgs make_direct_args(const LayoutPlan& plan) {
   args.in_sb = f.in_sb;
   args.out_sa = f.out_sa;
   args.out_sb = f.out_sb;
-  args.batch = DeviceBatchIndexer::from_plan(plan);
+  args.batch.assign(plan);
   return args;
 }
 

@@ -272,7 +272,7 @@ inline FlatTileArgs make_flat_tile_args(const LayoutPlan& plan, uintptr_t in_add
     args.tile_b = static_cast<int>(args.size_b);
     args.tile_a = static_cast<int>(std::min(args.size_a, wide_cap));
   }
-  args.batch = DeviceBatchIndexer::from_plan(plan);
+  args.batch.assign(plan);
   args.batch_count = args.batch.count();
   const int64_t per_tile = static_cast<int64_t>(args.tile_a) * args.tile_b;
   args.group = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>({kFlatMaxGroup, capacity / per_tile, args.batch_count})));

@@ -268,7 +268,7 @@ inline bool make_narrow_args(const LayoutPlan& plan, uintptr_t in_address, uintp
     return false;
   if (wide * n >= (int64_t{1} << 31)) return false;
   // The indexer's divisors cost a few hundred host instructions: built only once nothing else refuses.
-  args.batch = DeviceBatchIndexer::from_plan(plan);
+  args.batch.assign(plan);
   const int64_t tiles_per_item = ceil_div(wide, 32 * v);
   const int64_t total = args.batch.count() * tiles_per_item;
   if (!args.batch.fits_32 || total >= (int64_t{1} << 31)) return false;

@@ -120,7 +120,7 @@ struct SquareTileArgs : FastDims {
   static SquareTileArgs make_rect(const LayoutPlan& plan, int64_t tile_a, int64_t tile_b, int64_t extra_b) {
     SquareTileArgs args;
     static_cast<FastDims&>(args) = FastDims::from_plan(plan);
-    args.batch = DeviceBatchIndexer::from_plan(plan);
+    args.batch.assign(plan);
     args.order = TileOrder::make(ceil_div(args.size_a, tile_a), ceil_div(args.size_b + extra_b, tile_b), args.batch.count());
     return args;
   }

@@ -25,14 +25,21 @@ struct BatchIndexer {
   // several times per call on the CUDA path, where host time per call matters).
   static BatchIndexer from_plan(const LayoutPlan& plan) {
     BatchIndexer indexer;
+    indexer.assign(plan);
+    return indexer;
+  }
+
+  // The same in place: assigning from_plan's result to a member copies the whole arrays, about
+  // 400 bytes, on a path whose host time counts (scripts/plan_cost_probe.cpp, bench/NOTES.md v40).
+  void assign(const LayoutPlan& plan) {
+    rank = 0;
     for (int d = 0; d < plan.rank; ++d) {
       if (!plan.is_batch_dim(d)) continue;
-      indexer.sizes[indexer.rank] = plan.sizes[d];
-      indexer.in_strides[indexer.rank] = plan.in_strides[d];
-      indexer.out_strides[indexer.rank] = plan.out_strides[d];
-      ++indexer.rank;
+      sizes[rank] = plan.sizes[d];
+      in_strides[rank] = plan.in_strides[d];
+      out_strides[rank] = plan.out_strides[d];
+      ++rank;
     }
-    return indexer;
   }
 
   int64_t count() const {

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
-#include <optional>
 #include <stdexcept>
 
 namespace torch_transpose {
@@ -124,14 +123,10 @@ int choose_vector_elems(const LayoutPlan& plan, uintptr_t in_address, uintptr_t 
   return 1;
 }
 
-LayoutPlan plan_layout_copy(const LayoutProblem& original) {
-  validate(original);
-  // The problem as given unless its elements are misaligned (copying it would cost a call three
-  // allocations for nothing).
-  const int piece = aligned_piece_bytes(original);
-  std::optional<LayoutProblem> split;
-  if (piece != original.element_bytes) split = split_misaligned_elements(original, piece);
-  const LayoutProblem& problem = split ? *split : original;
+namespace {
+
+// plan_layout_copy for a problem whose elements are naturally aligned.
+LayoutPlan plan_aligned(const LayoutProblem& problem) {
   LayoutPlan plan;
   plan.element_bytes = problem.element_bytes;
 
@@ -206,6 +201,17 @@ LayoutPlan plan_layout_copy(const LayoutProblem& original) {
 
   plan.vector_elems = choose_vector_elems(plan, problem.in_address, problem.out_address);
   return plan;
+}
+
+}  // namespace
+
+LayoutPlan plan_layout_copy(const LayoutProblem& original) {
+  validate(original);
+  // The problem as given unless its elements are misaligned (copying it would cost a call for
+  // nothing; so would a std::optional of one, whose storage the compiler zeroes every call).
+  const int piece = aligned_piece_bytes(original);
+  return piece == original.element_bytes ? plan_aligned(original)
+                                         : plan_aligned(split_misaligned_elements(original, piece));
 }
 
 std::string LayoutPlan::explain() const {
