@@ -113,6 +113,14 @@ def test_gather_tiles_over_the_outputs_run(device, dtype):
     assert_bits_equal(tt.permute(x, (2, 1, 0)), reference(x, (2, 1, 0)))
 
 
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_gather_tiles_with_256_byte_fills():
+    # TORCH_TRANSPOSE_GATHER_FETCH_256=1: the gather tiles' evict_last loads ask L2 for 256-byte
+    # fills (a switch for an A/B, off by default); evict_last forced so 2-byte tiles take it too.
+    run_file_with_switches(__file__, {"TORCH_TRANSPOSE_GATHER_FETCH_256": "1", "TORCH_TRANSPOSE_L2_EVICT_LAST": "1"},
+                           "test_gather_tiles_over_the_outputs_run and cuda", 4)
+
 def check_output_in_aligned_window(x, dims, left):
     """tt.permute into columns [left, left + n) of rows padded by 2 * left: rows stay 16-byte
     aligned when left is a multiple of 16 bytes, so full-vector kernels can take the view."""

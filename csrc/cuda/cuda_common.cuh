@@ -56,7 +56,7 @@ struct alignas(sizeof(T) * V) Vec {
 // and the narrow warp-pair and small tiles were level, so those keep plain loads, as do the flat
 // tile and narrow block kernels (no case measured). Each launcher states its rule.
 //
-// kFetch256 (evict_last loads of 4- and 8-byte values only) adds PTX's .L2::256B prefetch size:
+// kFetch256 (evict_last loads of 4-, 8- and 16-byte values only) adds PTX's .L2::256B prefetch size:
 // on a miss, L2 fetches the aligned 256 bytes around the line (SASS LDG.E.EL.LTC256B), as the copy
 // engine's 256-byte L2 promotion does for the one-tile TMA pipeline (bench/NOTES.md v20). The
 // window tiles take it: their input rows start off the 128-byte grid, so neighbouring tiles each
@@ -69,8 +69,8 @@ template <bool kEvictLast, bool kFetch256 = false, typename V>
 __device__ __forceinline__ V load_global(const V* p) {
   static_assert(sizeof(V) == 1 || sizeof(V) == 2 || sizeof(V) == 4 || sizeof(V) == 8 || sizeof(V) == 16,
                 "1, 2, 4, 8 or 16 bytes");
-  static_assert(!kFetch256 || (kEvictLast && (sizeof(V) == 4 || sizeof(V) == 8)),
-                "256-byte fetches are built for evict_last loads of 4 and 8 bytes");
+  static_assert(!kFetch256 || (kEvictLast && (sizeof(V) == 4 || sizeof(V) == 8 || sizeof(V) == 16)),
+                "256-byte fetches are built for evict_last loads of 4, 8 and 16 bytes");
 #if defined(TORCH_TRANSPOSE_CUDA_ON_HOST)
   return *p;  // a cache policy means nothing on the host
 #else
@@ -82,9 +82,14 @@ __device__ __forceinline__ V load_global(const V* p) {
     V v;
     if constexpr (sizeof(V) == 16) {
       uint4 u;
-      asm("ld.global.L1::evict_last.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
-          : "=r"(u.x), "=r"(u.y), "=r"(u.z), "=r"(u.w)
-          : "l"(p), "l"(policy));
+      if constexpr (kFetch256)
+        asm("ld.global.L1::evict_last.L2::cache_hint.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+            : "=r"(u.x), "=r"(u.y), "=r"(u.z), "=r"(u.w)
+            : "l"(p), "l"(policy));
+      else
+        asm("ld.global.L1::evict_last.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+            : "=r"(u.x), "=r"(u.y), "=r"(u.z), "=r"(u.w)
+            : "l"(p), "l"(policy));
       memcpy(&v, &u, sizeof(v));
     } else if constexpr (sizeof(V) == 8) {
       uint2 u;

@@ -168,8 +168,13 @@ bool launch_gather_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_
     with_bool(args.two_batch_dims, [&](auto kTwoBatchDims) {
       // The lean tiles' rule: evict_last loads but for 2-byte elements.
       with_bool(l2_evict_last_loads(sizeof(T) != 2), [&](auto kEvictLast) {
-        launch_kernel(gather_tile_transpose_kernel<T, kV, kTile, kTwoBatchDims.value, kEvictLast.value>, grid, kThreads,
-                      smem, stream, in, out, args);
+        // 256-byte fills only with evict_last loads, and only when switched on (gather_fetch_256).
+        with_bool(kEvictLast.value && gather_fetch_256(), [&](auto kFetch256) {
+          if constexpr (kEvictLast.value || !kFetch256.value) {
+            launch_kernel(gather_tile_transpose_kernel<T, kV, kTile, kTwoBatchDims.value, kEvictLast.value, kFetch256.value>,
+                          grid, kThreads, smem, stream, in, out, args);
+          }
+        });
       });
     });
     return true;

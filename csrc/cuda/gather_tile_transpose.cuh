@@ -62,7 +62,18 @@ struct GatherTileArgs {
   bool two_batch_dims = false;
 };
 
-template <typename T, int V, int kTile, bool kTwoBatchDims, bool kEvictLast>
+// TORCH_TRANSPOSE_GATHER_FETCH_256: 1 = the evict_last loads ask L2 for 256-byte fills, 0 or
+// unset = they do not. Why it might pay: the 5-D permute's input rows are 240 bytes at 240-byte
+// steps, so most start and end inside a 128-byte line that the neighbouring row (often another
+// block's) also reads; the window tiles, whose rows start off the line grid too, gained 0.01-0.03
+// from 256-byte fills (bench/NOTES.md v33), and the box tiles that v33 tried them on are no longer
+// the 5-D permute's kernel. Built for the next GPU A/B (v40); off until one shows a gain.
+inline bool gather_fetch_256() {
+  static const Override setting = env_override("TORCH_TRANSPOSE_GATHER_FETCH_256");
+  return decide(setting, false);
+}
+
+template <typename T, int V, int kTile, bool kTwoBatchDims, bool kEvictLast, bool kFetch256 = false>
 __global__ void __launch_bounds__(kThreads)
 gather_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const GatherTileArgs args) {
   __shared__ __align__(16) T tile[kTile * kTile];
@@ -70,7 +81,7 @@ gather_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, cons
   const LeanBlock at = locate_lean_block<kTile, kTwoBatchDims>(args.batch);  // b0: the tile's first run position
   const bool edge = at.a0 + kTile > args.size_a || at.b0 + kTile > args.size_b;
   const T* src = in + at.in_off;
-  vector_tile_rows<T, V, kTile, int32_t, GatherTileArgs, kThreads, kEvictLast>(
+  vector_tile_rows<T, V, kTile, int32_t, GatherTileArgs, kThreads, kEvictLast, kFetch256>(
       edge, [&](int row) { return src + args.run.in_offset(static_cast<uint32_t>(at.b0 + row)); }, out + at.out_off, at.a0,
       at.b0, args.out_sa, args, tile, chunks);
 }

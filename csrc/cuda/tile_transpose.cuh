@@ -109,8 +109,9 @@ constexpr int kStaticSmemBytes = 48 * 1024;  // the most a block may declare sta
 // edges (kVectorEdges).
 // in_row(row): where input row b0 + row of the tile starts (its element a = 0); the square
 // kernels' rows are in_sb apart (vector_tile below), the gather tiles' are found by an indexer.
+// kFetch256 (with kEvictLast only): the loads ask L2 for 256-byte fills (load_global says why).
 template <typename T, int V, int kTile, typename Index, typename Args, int kBlock = kThreads, bool kEvictLast = false,
-          typename InRow>
+          bool kFetch256 = false, typename InRow>
 __device__ __forceinline__ void vector_tile_rows(bool edge, InRow&& in_row, T* __restrict__ dst, Index a0, Index b0,
                                                  Index out_sa, const Args& args, T* tile, Vec<T, V>* chunks) {
   constexpr int kTx = kTile / V;       // threads (and chunks) per tile row
@@ -128,7 +129,7 @@ __device__ __forceinline__ void vector_tile_rows(bool edge, InRow&& in_row, T* _
     // Addresses are formed only for elements inside the tensor: the 32-bit index is proven
     // for those alone.
     if (edge && (static_cast<int64_t>(b0) + row >= args.size_b || !a_inside)) continue;
-    v[i] = load_global<kEvictLast>(reinterpret_cast<const Vec<T, V>*>(in_row(row) + a0 + tx * V));
+    v[i] = load_global<kEvictLast, kFetch256>(reinterpret_cast<const Vec<T, V>*>(in_row(row) + a0 + tx * V));
   }
 #pragma unroll
   for (int i = 0; i < kIters; ++i) {
