@@ -195,14 +195,23 @@ Tensor prepare_new_output(Tensor out) {
 
 // How a functional op allocates its result: through at::empty (the dispatcher, so dispatch modes
 // and the profiler see the allocation), or, where dispatch_reaches_kernels held and nothing would
-// see it, straight from the backend's allocator (GPU machine, C++ probe: 1.6 -> 0.9 us per
-// allocation and free; scripts/host_cost_probe.py). The result is written whole, so the
-// deterministic mode's fill of new memory, which at::empty would run, has nothing to add.
-// (permute_into_new allocates Direct CUDA results itself, under the launch's device guard.)
+// see it, straight from the backend's allocator (GPU machine, C++ probe: at::empty 1.6 us per
+// allocation and free, empty_cuda 0.9, empty_generic 0.76; scripts/host_cost_probe.py). The
+// result is written whole, so the deterministic mode's fill of new memory, which at::empty would
+// run, has nothing to add.
 enum class Allocation { Dispatched, Direct };
 
+// A CUDA result is allocated on the current device: the caller holds self's device guard
+// (empty_cuda would take its own, and initialise CUDA, which self's existence proves done).
 Tensor new_tensor(const Tensor& self, IntArrayRef sizes, Allocation how) {
-  if (how == Allocation::Direct && self.is_cpu()) return at::detail::empty_cpu(sizes, self.scalar_type());
+  if (how == Allocation::Direct) {
+    if (self.is_cpu()) return at::detail::empty_cpu(sizes, self.scalar_type());
+#ifdef TORCH_TRANSPOSE_WITH_CUDA
+    if (self.is_cuda())
+      return at::detail::empty_generic(sizes, at::cuda::getCUDADeviceAllocator(),
+                                       c10::DispatchKeySet(c10::DispatchKey::CUDA), self.scalar_type(), std::nullopt);
+#endif
+  }
   return at::empty(sizes, self.options());
 }
 
@@ -210,19 +219,12 @@ Tensor permute_into_new(const char* op, const Tensor& self, IntArrayRef perm,
                         Allocation how = Allocation::Dispatched) {
   check_strided(op, "self", self);
 #ifdef TORCH_TRANSPOSE_WITH_CUDA
-  if (how == Allocation::Direct && self.is_cuda()) {
-    // One device guard for the allocation and the launch: at::detail::empty_cuda would take its
-    // own, and initialise CUDA, which self's existence already proves done (GPU machine, C++
-    // probe: 0.9 -> 0.76 us per allocation and free; scripts/host_cost_probe.py).
-    const c10::cuda::CUDAGuard guard(self.device());
-    Tensor out = at::detail::empty_generic(permuted_sizes(self, perm), at::cuda::getCUDADeviceAllocator(),
-                                           c10::DispatchKeySet(c10::DispatchKey::CUDA), self.scalar_type(), std::nullopt);
-    run_into(op, self, perm, out, Device::Current);
-    return out;
-  }
+  // One device guard for the allocation and the launch.
+  c10::cuda::OptionalCUDAGuard guard;
+  if (self.is_cuda()) guard.set_device(self.device());
 #endif
   Tensor out = prepare_new_output(new_tensor(self, permuted_sizes(self, perm), how));
-  run_into(op, self, perm, out);
+  run_into(op, self, perm, out, Device::Current);
   return out;
 }
 

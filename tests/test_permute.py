@@ -121,6 +121,7 @@ def test_gather_tiles_with_256_byte_fills():
     run_file_with_switches(__file__, {"TORCH_TRANSPOSE_GATHER_FETCH_256": "1", "TORCH_TRANSPOSE_L2_EVICT_LAST": "1"},
                            "test_gather_tiles_over_the_outputs_run and cuda", 4)
 
+
 def check_output_in_aligned_window(x, dims, left):
     """tt.permute into columns [left, left + n) of rows padded by 2 * left: rows stay 16-byte
     aligned when left is a multiple of 16 bytes, so full-vector kernels can take the view."""

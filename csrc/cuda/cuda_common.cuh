@@ -154,13 +154,8 @@ struct DeviceBatchIndexer {
   FastDivmod div[kMaxPlanRank];
   BatchIndexer plain;
 
-  static DeviceBatchIndexer from_plan(const LayoutPlan& plan) {
-    DeviceBatchIndexer d;
-    d.assign(plan);
-    return d;
-  }
-
-  // The same in place, into a launcher's argument struct (BatchIndexer::assign says why).
+  // From a plan's batch dims, in place into a launcher's argument struct (BatchIndexer::assign
+  // says why in place).
   void assign(const LayoutPlan& plan) {
     plain.assign(plan);
     rank = plain.rank;

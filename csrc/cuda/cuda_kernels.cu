@@ -166,15 +166,18 @@ bool launch_gather_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_
       return false;
     const size_t smem = lean_tile_smem_bytes(kTile * kTile * sizeof(T));
     with_bool(args.two_batch_dims, [&](auto kTwoBatchDims) {
-      // The lean tiles' rule: evict_last loads but for 2-byte elements.
+      auto launch = [&](auto kEvictLast, auto kFetch256) {
+        launch_kernel(gather_tile_transpose_kernel<T, kV, kTile, kTwoBatchDims.value, kEvictLast.value, kFetch256.value>,
+                      grid, kThreads, smem, stream, in, out, args);
+      };
+      // The lean tiles' rule: evict_last loads but for 2-byte elements; 256-byte fills come with
+      // evict_last loads only, when switched on (gather_fetch_256).
       with_bool(l2_evict_last_loads(sizeof(T) != 2), [&](auto kEvictLast) {
-        // 256-byte fills only with evict_last loads, and only when switched on (gather_fetch_256).
-        with_bool(kEvictLast.value && gather_fetch_256(), [&](auto kFetch256) {
-          if constexpr (kEvictLast.value || !kFetch256.value) {
-            launch_kernel(gather_tile_transpose_kernel<T, kV, kTile, kTwoBatchDims.value, kEvictLast.value, kFetch256.value>,
-                          grid, kThreads, smem, stream, in, out, args);
-          }
-        });
+        if constexpr (kEvictLast.value) {
+          with_bool(gather_fetch_256(), [&](auto kFetch256) { launch(kEvictLast, kFetch256); });
+        } else {
+          launch(kEvictLast, std::false_type{});
+        }
       });
     });
     return true;
