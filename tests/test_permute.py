@@ -115,10 +115,12 @@ def test_gather_tiles_over_the_outputs_run(device, dtype):
 
 @pytest.mark.cuda
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
-def test_gather_tiles_with_256_byte_fills():
-    # TORCH_TRANSPOSE_GATHER_FETCH_256=1: the gather tiles' evict_last loads ask L2 for 256-byte
-    # fills (a switch for an A/B, off by default); evict_last forced so 2-byte tiles take it too.
-    run_file_with_switches(__file__, {"TORCH_TRANSPOSE_GATHER_FETCH_256": "1", "TORCH_TRANSPOSE_L2_EVICT_LAST": "1"},
+@pytest.mark.parametrize("fetch_256", ["0", "1"])
+def test_gather_tiles_with_and_without_256_byte_fills(fetch_256):
+    # TORCH_TRANSPOSE_GATHER_FETCH_256: the gather tiles' evict_last loads ask L2 for 256-byte
+    # fills by default; 0 turns them off. evict_last is forced so that 2-byte tiles, which load
+    # without it by default, take both instantiations too.
+    run_file_with_switches(__file__, {"TORCH_TRANSPOSE_GATHER_FETCH_256": fetch_256, "TORCH_TRANSPOSE_L2_EVICT_LAST": "1"},
                            "test_gather_tiles_over_the_outputs_run and cuda", 4)
 
 

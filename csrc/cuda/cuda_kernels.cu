@@ -171,7 +171,7 @@ bool launch_gather_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_
                       grid, kThreads, smem, stream, in, out, args);
       };
       // The lean tiles' rule: evict_last loads but for 2-byte elements; 256-byte fills come with
-      // evict_last loads only, when switched on (gather_fetch_256).
+      // evict_last loads only, unless switched off (gather_fetch_256).
       with_bool(l2_evict_last_loads(sizeof(T) != 2), [&](auto kEvictLast) {
         if constexpr (kEvictLast.value) {
           with_bool(gather_fetch_256(), [&](auto kFetch256) { launch(kEvictLast, kFetch256); });

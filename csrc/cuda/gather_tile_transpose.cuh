@@ -62,15 +62,14 @@ struct GatherTileArgs {
   bool two_batch_dims = false;
 };
 
-// TORCH_TRANSPOSE_GATHER_FETCH_256: 1 = the evict_last loads ask L2 for 256-byte fills, 0 or
-// unset = they do not. Why it might pay: the 5-D permute's input rows are 240 bytes at 240-byte
-// steps, so most start and end inside a 128-byte line that the neighbouring row (often another
-// block's) also reads; the window tiles, whose rows start off the line grid too, gained 0.01-0.03
-// from 256-byte fills (bench/NOTES.md v33), and the box tiles that v33 tried them on are no longer
-// the 5-D permute's kernel. Built for the next GPU A/B (v40); off until one shows a gain.
+// TORCH_TRANSPOSE_GATHER_FETCH_256: 1 or unset = the evict_last loads ask L2 for 256-byte fills,
+// 0 = they do not. Why: the 5-D permute's input rows are 240 bytes at 240-byte steps, so most
+// start and end inside a 128-byte line that the neighbouring row (often another block's) also
+// reads; fetching the pair of lines at once spares L2 the second, split miss. GPU A/B (H200,
+// bench/NOTES.md v41, GPU time, 3 rounds): fp32 5-D 0.948 -> 0.959-0.960 of copy.
 inline bool gather_fetch_256() {
   static const Override setting = env_override("TORCH_TRANSPOSE_GATHER_FETCH_256");
-  return decide(setting, false);
+  return decide(setting, true);
 }
 
 template <typename T, int V, int kTile, bool kTwoBatchDims, bool kEvictLast, bool kFetch256 = false>
