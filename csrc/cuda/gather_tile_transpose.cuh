@@ -65,7 +65,7 @@ struct GatherTileArgs {
 // TORCH_TRANSPOSE_GATHER_FETCH_256: 1 or unset = the evict_last loads ask L2 for 256-byte fills,
 // 0 = they do not. Why: the 5-D permute's input rows are 240 bytes at 240-byte steps, so most
 // start and end inside a 128-byte line that the neighbouring row (often another block's) also
-// reads; fetching the pair of lines at once spares L2 the second, split miss. GPU A/B (H200,
+// reads; fetching both lines at once presumably spares L2 a second miss (not measured). A/B (H200,
 // bench/NOTES.md v41, GPU time, 3 rounds): fp32 5-D 0.948 -> 0.959-0.960 of copy.
 inline bool gather_fetch_256() {
   static const Override setting = env_override("TORCH_TRANSPOSE_GATHER_FETCH_256");
