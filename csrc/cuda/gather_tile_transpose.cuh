@@ -72,7 +72,7 @@ inline bool gather_fetch_256() {
   return decide(setting, true);
 }
 
-template <typename T, int V, int kTile, bool kTwoBatchDims, bool kEvictLast, bool kFetch256 = false>
+template <typename T, int V, int kTile, bool kTwoBatchDims, bool kEvictLast, bool kFetch256>
 __global__ void __launch_bounds__(kThreads)
 gather_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const GatherTileArgs args) {
   __shared__ __align__(16) T tile[kTile * kTile];
