@@ -191,21 +191,26 @@ struct Variant {
 };
 
 int main(int argc, char** argv) {
-  const int rounds = argc > 1 ? std::atoi(argv[1]) : 5;
+  // `placement [rounds]`: a few variants at several distances between the input and the output.
+  const bool placement = argc > 1 && std::string(argv[1]) == "placement";
+  const int rounds = argc > 1 + placement ? std::atoi(argv[1 + placement]) : 5;
   constexpr int64_t kWideN = 4194304, kElems = kWideN * kLines;
   const size_t bytes = kElems * sizeof(uint32_t);
-  uint32_t *in, *out;
+  // One allocation for both, so that placement mode can set the distance between them.
+  constexpr size_t kMaxGap = size_t{64} << 20;
+  uint32_t *base, *in, *out;
   unsigned long long* bad;
-  CHECK(cudaMalloc(&in, bytes));
-  CHECK(cudaMalloc(&out, bytes));
+  CHECK(cudaMalloc(&base, 2 * bytes + kMaxGap));
+  in = base;
+  out = base + kElems;
   CHECK(cudaMalloc(&bad, sizeof(*bad)));
-  fill_pattern<<<1024, 256>>>(in, kElems, 0x9e3779b9u);
+  fill_pattern<<<1024, 256>>>(base, kElems * 2 + kMaxGap / 4, 0x9e3779b9u);
   CHECK(cudaGetLastError());
 
   std::vector<Variant> variants;
   variants.push_back({"cudaMemcpyAsync", 0, 0, [&] { CHECK(cudaMemcpyAsync(out, in, bytes, cudaMemcpyDeviceToDevice)); }});
   auto add_narrow = [&](auto kernel, int wide, int threads, const std::string& name) {
-    variants.push_back({name, kLines, kWideN, [=] { kernel<<<static_cast<unsigned>(kWideN / wide), threads>>>(in, out, int32_t{kWideN}); }});
+    variants.push_back({name, kLines, kWideN, [=, &in, &out] { kernel<<<static_cast<unsigned>(kWideN / wide), threads>>>(in, out, int32_t{kWideN}); }});
   };
   // Every load x store pair on the library's tile shape.
   auto add_pairs = [&](auto load_tag) {
@@ -229,7 +234,7 @@ int main(int argc, char** argv) {
   add_narrow(narrow_kernel<128, 128, kLoadEvictLast, kStorePlain>, 128, 128, "tile128x128thr evict_last / plain");
   add_narrow(narrow_kernel<128, 256, kLoadEvictLast, kStoreEvictFirst>, 128, 256, "tile128x256thr evict_last / evict_first");
   auto add_copy = [&](auto kernel, const std::string& name) {
-    variants.push_back({name, 0, 0, [=] {
+    variants.push_back({name, 0, 0, [=, &in, &out] {
                           kernel<<<static_cast<unsigned>(bytes / 4096), 128>>>(reinterpret_cast<const uint4*>(in),
                                                                                reinterpret_cast<uint4*>(out));
                         }});
@@ -238,7 +243,7 @@ int main(int argc, char** argv) {
   constexpr int32_t kSide = 8192;
   static_assert(int64_t{kSide} * kSide == kElems, "the square moves the narrow case's bytes");
   auto add_square = [&](auto kernel, const std::string& name) {
-    variants.push_back({name, kSide, kSide, [=] { kernel<<<dim3(kSide / 64, kSide / 64), 256>>>(in, out, kSide); }});
+    variants.push_back({name, kSide, kSide, [=, &in, &out] { kernel<<<dim3(kSide / 64, kSide / 64), 256>>>(in, out, kSide); }});
   };
   add_square(square_kernel<kLoadNc, kStorePlain>, "square nc / plain");
   add_square(square_kernel<kLoadEvictLast, kStorePlain>, "square evict_last / plain");
@@ -281,16 +286,6 @@ int main(int argc, char** argv) {
     CHECK(cudaEventElapsedTime(&ms, start, stop));
     return ms * 1e3 / kLaunches;
   };
-  // ratios[v][r]: memcpy's time in round r over variant v's.
-  std::vector<std::vector<double>> ratios(variants.size()), gbps(variants.size());
-  for (int r = 0; r < rounds; ++r) {
-    const double memcpy_us = time_us(variants[0]);
-    for (size_t i = 0; i < variants.size(); ++i) {
-      const double us = i == 0 ? memcpy_us : time_us(variants[i]);
-      ratios[i].push_back(memcpy_us / us);
-      gbps[i].push_back(2.0 * bytes / (us * 1e3));
-    }
-  }
   auto median = [](std::vector<double> x) {
     std::sort(x.begin(), x.end());
     return x[x.size() / 2];
@@ -299,10 +294,56 @@ int main(int argc, char** argv) {
   CHECK(cudaGetDeviceProperties(&prop, 0));
   std::printf("%s, fp32 16x4194304 and 8192x8192 (%zu MB read + written), %d launches per reading, %d rounds\n\n", prop.name,
               2 * bytes / 1000000, kLaunches, rounds);
-  std::printf("| variant | GB/s (median) | over cudaMemcpyAsync, median | min - max |\n|---|---|---|---|\n");
-  for (size_t i = 0; i < variants.size(); ++i) {
-    const auto [lo, hi] = std::minmax_element(ratios[i].begin(), ratios[i].end());
-    std::printf("| %s | %.0f | %.4f | %.4f - %.4f |\n", variants[i].name.c_str(), median(gbps[i]), median(ratios[i]), *lo, *hi);
+  // ratios[v][r]: memcpy's time in round r over variant v's, for the variants `chosen` (memcpy first).
+  auto measure = [&](const std::vector<size_t>& chosen, std::vector<std::vector<double>>& ratios,
+                     std::vector<std::vector<double>>& gbps) {
+    ratios.assign(chosen.size(), {});
+    gbps.assign(chosen.size(), {});
+    for (int r = 0; r < rounds; ++r) {
+      const double memcpy_us = time_us(variants[chosen[0]]);
+      for (size_t i = 0; i < chosen.size(); ++i) {
+        const double us = i == 0 ? memcpy_us : time_us(variants[chosen[i]]);
+        ratios[i].push_back(memcpy_us / us);
+        gbps[i].push_back(2.0 * bytes / (us * 1e3));
+      }
+    }
+  };
+  std::vector<std::vector<double>> ratios, gbps;
+  if (!placement) {
+    std::vector<size_t> all(variants.size());
+    for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+    measure(all, ratios, gbps);
+    std::printf("| variant | GB/s (median) | over cudaMemcpyAsync, median | min - max |\n|---|---|---|---|\n");
+    for (size_t i = 0; i < variants.size(); ++i) {
+      const auto [lo, hi] = std::minmax_element(ratios[i].begin(), ratios[i].end());
+      std::printf("| %s | %.0f | %.4f | %.4f - %.4f |\n", variants[i].name.c_str(), median(gbps[i]), median(ratios[i]), *lo, *hi);
+    }
+    return 0;
+  }
+  // Placement: the output `gap` bytes past the input's end, or the input past the output's.
+  const std::vector<std::string> names = {"cudaMemcpyAsync", "tile64 evict_last / plain", "tile64 cs / cs", "tile64 nc / plain",
+                                          "copy evict_last / plain"};
+  std::vector<size_t> chosen;
+  for (const std::string& name : names)
+    chosen.push_back(std::find_if(variants.begin(), variants.end(), [&](const Variant& v) { return v.name == name; }) -
+                     variants.begin());
+  std::printf("| placement | memcpy GB/s");
+  for (size_t i = 1; i < names.size(); ++i) std::printf(" | %s", names[i].c_str());
+  std::printf(" |\n|---|---");
+  for (size_t i = 1; i < names.size(); ++i) std::printf("|---");
+  std::printf("|\n");
+  for (const bool out_first : {false, true}) {
+    for (const size_t gap : {size_t{0}, size_t{4} << 10, size_t{64} << 10, size_t{512} << 10, size_t{2} << 20, size_t{6} << 20,
+                             size_t{32} << 20, kMaxGap}) {
+      uint32_t* second = base + kElems + gap / sizeof(uint32_t);
+      in = out_first ? second : base;
+      out = out_first ? base : second;
+      fill_pattern<<<1024, 256>>>(in, kElems, 0x85ebca6bu);
+      measure(chosen, ratios, gbps);
+      std::printf("| %s %zu KB after | %.0f", out_first ? "in" : "out", gap >> 10, median(gbps[0]));
+      for (size_t i = 1; i < chosen.size(); ++i) std::printf(" | %.4f", median(ratios[i]));
+      std::printf(" |\n");
+    }
   }
   return 0;
 }

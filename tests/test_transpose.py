@@ -421,15 +421,6 @@ def test_lean_kernels_off(switch, cases, passed):
     rerun_with_switches({switch: "0"}, f"{cases} and cuda", passed)
 
 
-# Lean narrow tiles load and store streaming (.cs) or with evict_last loads and plain stores, by
-# direction (lean_narrow_streaming): the sixteen-line plans with either policy in both directions.
-@pytest.mark.cuda
-@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
-@pytest.mark.parametrize("setting", ["0", "1"], ids=["evict-last", "streaming"])
-def test_lean_narrow_tiles_under_either_cache_policy(setting):
-    rerun_with_switches({"TORCH_TRANSPOSE_NARROW_STREAMING": setting}, "test_sixteen_line_plans and cuda", 10)
-
-
 # Lean tiles walk batch items first only where a is one tile and the next item lies nearer in the
 # input than the next tile along b (lean_tiles_items_first): every lean tile plan in each walk.
 @pytest.mark.cuda

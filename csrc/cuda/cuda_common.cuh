@@ -131,38 +131,6 @@ inline bool l2_evict_last_loads(bool rule) {
   return decide(setting, rule);
 }
 
-// Streaming 16-byte global accesses (PTX's .cs, "cache streaming, likely to be accessed once";
-// SASS LDG.E.EF.128 and STG.E.EF.128): the lines they bring in or dirty are the first that L1
-// and L2 give up. A kernel that takes them for both its loads and its stores makes every line it
-// touches the next to leave L2, the written ones included, where evict_last loads (load_global)
-// keep the input's lines and let the output's dirty lines go first. Which of the two a kernel
-// wants is its A/B's verdict; each launcher that offers them says which.
-template <typename V>
-__device__ __forceinline__ V load_streaming(const V* p) {
-  static_assert(sizeof(V) == 16, "16-byte vectors only");
-#if defined(TORCH_TRANSPOSE_CUDA_ON_HOST)
-  return *p;  // a cache policy means nothing on the host
-#else
-  uint4 u;
-  asm("ld.global.cs.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(u.x), "=r"(u.y), "=r"(u.z), "=r"(u.w) : "l"(p));
-  V v;
-  memcpy(&v, &u, sizeof(v));
-  return v;
-#endif
-}
-
-template <typename V>
-__device__ __forceinline__ void store_streaming(V* p, const V& v) {
-  static_assert(sizeof(V) == 16, "16-byte vectors only");
-#if defined(TORCH_TRANSPOSE_CUDA_ON_HOST)
-  *p = v;
-#else
-  uint4 u;
-  memcpy(&u, &v, sizeof(u));
-  asm volatile("st.global.cs.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(u.x), "r"(u.y), "r"(u.z), "r"(u.w) : "memory");
-#endif
-}
-
 // Shared memory a block must ask for so that no more than `blocks` of them fit an SM: an SM of
 // sm_90 has 228 KB, and each resident block also takes 1 KB that the runtime reserves.
 constexpr size_t kSmemPerSm = 228 * 1024, kSmemReservedPerBlock = 1024;

@@ -259,14 +259,9 @@ inline bool launch_lean_narrow(const LayoutPlan& plan, const NarrowArgs& narrow,
   dim3 grid;
   if (!make_lean_narrow_args(plan, narrow, args, grid)) return false;
   with_bool(dense_in, [&](auto kDenseIn) {
-    if (lean_narrow_streaming(dense_in)) {
-      launch_kernel(lean_narrow_transpose_kernel<kDenseIn.value, false, true>, grid, kLeanNarrowThreads, 0, stream, in, out,
-                    args);
-      return;
-    }
     with_bool(l2_evict_last_loads(true), [&](auto kEvictLast) {
-      launch_kernel(lean_narrow_transpose_kernel<kDenseIn.value, kEvictLast.value, false>, grid, kLeanNarrowThreads, 0, stream,
-                    in, out, args);
+      launch_kernel(lean_narrow_transpose_kernel<kDenseIn.value, kEvictLast.value>, grid, kLeanNarrowThreads, 0, stream, in,
+                    out, args);
     });
   });
   return true;

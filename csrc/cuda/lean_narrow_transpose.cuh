@@ -37,25 +37,17 @@ inline Override lean_narrow_override() {
   return setting;
 }
 
-// TORCH_TRANSPOSE_NARROW_STREAMING: 1 = both directions load and store streaming (load_streaming,
-// store_streaming), 0 = neither (evict_last loads by l2_evict_last_loads, plain stores), unset =
-// lines into a dense output only (16x4194304), by the A/B below.
-inline bool lean_narrow_streaming(bool dense_in) {
-  static const Override setting = env_override("TORCH_TRANSPOSE_NARROW_STREAMING");
-  return decide(setting, !dense_in);
-}
-
 constexpr int kLeanNarrowWide = 64, kLeanNarrowThreads = 128;
 
-template <bool kDenseIn, bool kEvictLast, bool kStreaming>
+template <bool kDenseIn, bool kEvictLast>
 __global__ void __launch_bounds__(kLeanNarrowThreads, 2048 / kLeanNarrowThreads)
 lean_narrow_transpose_kernel(const uint32_t* __restrict__ in, uint32_t* __restrict__ out, const LeanNarrowArgs args) {
   __shared__ __align__(16) uint32_t tile[kNarrowBlockN * kLeanNarrowWide];
   const int32_t w0 = static_cast<int32_t>(blockIdx.x) * kLeanNarrowWide;
   const int32_t in_off = static_cast<int32_t>(blockIdx.y) * args.in_item + (kDenseIn ? w0 * kNarrowBlockN : w0);
   const int32_t out_off = static_cast<int32_t>(blockIdx.y) * args.out_item + (kDenseIn ? w0 : w0 * kNarrowBlockN);
-  narrow_block_tile<kDenseIn, kLeanNarrowWide, kLeanNarrowThreads, kEvictLast, kStreaming>(in + in_off, out + out_off,
-                                                                                            args.line_stride, tile);
+  narrow_block_tile<kDenseIn, kLeanNarrowWide, kLeanNarrowThreads, kEvictLast>(in + in_off, out + out_off, args.line_stride,
+                                                                                tile);
 }
 
 // Whether a narrow plan (make_narrow_args) takes lean narrow tiles, and their arguments and grid:

@@ -41,34 +41,13 @@ __device__ __forceinline__ unsigned narrow_block_chunk(unsigned line, unsigned c
   return line * (kWide / 4) + (chunk ^ (2 * ((line / 4) % 4)));
 }
 
-// One 16-byte chunk of a narrow tile from or to global memory, by the tile's cache policy.
-template <bool kEvictLast, bool kStreaming, typename V>
-__device__ __forceinline__ V narrow_block_load(const V* p) {
-  static_assert(!(kEvictLast && kStreaming), "one cache policy for the loads");
-  if constexpr (kStreaming) {
-    return load_streaming(p);
-  } else {
-    return load_global<kEvictLast>(p);
-  }
-}
-
-template <bool kStreaming, typename V>
-__device__ __forceinline__ void narrow_block_store(V* p, const V& v) {
-  if constexpr (kStreaming) {
-    store_streaming(p, v);
-  } else {
-    *p = v;
-  }
-}
-
 // One tile of 16 lines x kWide four-byte elements, by a block of kBlockThreads, each moving
 // kPer = kWide * 16 / 4 / kBlockThreads 16-byte vectors per side. `src` and `dst` point at the
 // tile's first element on each side; lines lie `stride` elements apart. Ends with the tile
 // stored, not with a barrier: a caller that reuses `tile` syncs first. Shared by this kernel and
 // the lean narrow kernel (lean_narrow_transpose.cuh). Indices are unsigned: signed ones cost a
-// sign fix-up per division by a power of two. kStreaming: loads and stores both streaming
-// (load_streaming, store_streaming) instead of loads by kEvictLast and plain stores.
-template <bool kDenseIn, int kWide, int kBlockThreads, bool kEvictLast = false, bool kStreaming = false>
+// sign fix-up per division by a power of two.
+template <bool kDenseIn, int kWide, int kBlockThreads, bool kEvictLast = false>
 __device__ __forceinline__ void narrow_block_tile(const uint32_t* __restrict__ src, uint32_t* __restrict__ dst,
                                                   int32_t stride, uint32_t* tile) {
   constexpr unsigned kChunksPerLine = kWide / 4, kPer = kWide * kNarrowBlockN / 4 / kBlockThreads;
@@ -78,8 +57,7 @@ __device__ __forceinline__ void narrow_block_tile(const uint32_t* __restrict__ s
   Chunk v[kPer];
   if (kDenseIn) {
 #pragma unroll
-    for (unsigned u = 0; u < kPer; ++u)
-      v[u] = narrow_block_load<kEvictLast, kStreaming>(reinterpret_cast<const Chunk*>(src) + u * kBlockThreads + threadIdx.x);
+    for (unsigned u = 0; u < kPer; ++u) v[u] = load_global<kEvictLast>(reinterpret_cast<const Chunk*>(src) + u * kBlockThreads + threadIdx.x);
 #pragma unroll
     for (unsigned u = 0; u < kPer; ++u) {
       const unsigned d = u * kBlockThreads + threadIdx.x, w = d / 4, a = d % 4;
@@ -90,7 +68,7 @@ __device__ __forceinline__ void narrow_block_tile(const uint32_t* __restrict__ s
 #pragma unroll
     for (unsigned u = 0; u < kPer; ++u) {
       const unsigned q = u * kBlockThreads + threadIdx.x, line = q / kChunksPerLine, c = q % kChunksPerLine;
-      v[u] = narrow_block_load<kEvictLast, kStreaming>(reinterpret_cast<const Chunk*>(src + static_cast<int32_t>(line) * stride + c * 4));
+      v[u] = load_global<kEvictLast>(reinterpret_cast<const Chunk*>(src + static_cast<int32_t>(line) * stride + c * 4));
     }
 #pragma unroll
     for (unsigned u = 0; u < kPer; ++u) {
@@ -103,8 +81,7 @@ __device__ __forceinline__ void narrow_block_tile(const uint32_t* __restrict__ s
 #pragma unroll
     for (unsigned u = 0; u < kPer; ++u) {
       const unsigned q = u * kBlockThreads + threadIdx.x, line = q / kChunksPerLine, c = q % kChunksPerLine;
-      narrow_block_store<kStreaming>(reinterpret_cast<Chunk*>(dst + static_cast<int32_t>(line) * stride + c * 4),
-                                     chunks[narrow_block_chunk<kWide>(line, c)]);
+      *reinterpret_cast<Chunk*>(dst + static_cast<int32_t>(line) * stride + c * 4) = chunks[narrow_block_chunk<kWide>(line, c)];
     }
   } else {
 #pragma unroll
@@ -113,7 +90,7 @@ __device__ __forceinline__ void narrow_block_tile(const uint32_t* __restrict__ s
       Chunk c;
 #pragma unroll
       for (unsigned k = 0; k < 4; ++k) c.v[k] = tile[(4 * a + k) * kWide + (w ^ (8 * a))];
-      narrow_block_store<kStreaming>(reinterpret_cast<Chunk*>(dst) + d, c);
+      reinterpret_cast<Chunk*>(dst)[d] = c;
     }
   }
 }
