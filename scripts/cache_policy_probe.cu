@@ -15,8 +15,18 @@
 // 64 and 128 run with the library's policy. Every variant's output is checked element by element
 // before it is timed.
 //
+// `placement` mode times a few of the variants with the output at several distances before or
+// after the input. One allocation holds both in either mode (the default puts the output right
+// after the input); the runs of bench/results/h200-ab-session39.md sections 1 and 2 had two.
+//
+// What it found (bench/NOTES.md v42): with input and output in two cudaMalloc buffers, .cs loads
+// and stores beat the library's evict_last loads and plain stores by 0.004; in the library the
+// same kernel lost 0.022 (and 0.043 on 4194304x16), and placement mode showed why: the policies'
+// order depends on where the buffers lie, and the probe's placement was not the suite's.
+//
 //   nvcc -std=c++17 -O3 -arch=sm_90 scripts/cache_policy_probe.cu -o build/cache_policy_probe
 //   build/cache_policy_probe [rounds]
+//   build/cache_policy_probe placement [rounds]
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
