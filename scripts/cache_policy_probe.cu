@@ -140,6 +140,33 @@ __global__ void __launch_bounds__(kThreads) narrow_kernel(const uint32_t* __rest
   }
 }
 
+// The same transpose with no shared memory: lane (a, c) of a warp (a = lane / 8, c = lane % 8)
+// loads rows 4a..4a+3 of columns 4c..4c+3 (four 16-byte loads; each load instruction reads four
+// whole 128-byte row pieces), transposes the 4 x 4 block by register renaming, and stores
+// columns 4c..4c+3 of rows 4a..4a+3 (four 16-byte stores; four lanes a fill each column's 64
+// output bytes). kPer groups of 32 columns per warp, 32 columns apart. No barrier: every thread
+// stores as soon as its own loads arrive, as a copy kernel does.
+template <int kPer, int kThreads, int kLoad, int kStore>
+__global__ void __launch_bounds__(kThreads) register_narrow_kernel(const uint32_t* __restrict__ in,
+                                                                   uint32_t* __restrict__ out, int32_t stride) {
+  const unsigned lane = threadIdx.x % 32, a = lane / 8, c = lane % 8;
+  const int32_t w0 = static_cast<int32_t>((blockIdx.x * (kThreads / 32) + threadIdx.x / 32) * 32 * kPer + 4 * c);
+  uint4 v[kPer][4];
+#pragma unroll
+  for (int p = 0; p < kPer; ++p)
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+      v[p][j] = load16<kLoad>(reinterpret_cast<const uint4*>(in + (4 * static_cast<int32_t>(a) + j) * stride + w0 + 32 * p));
+#pragma unroll
+  for (int p = 0; p < kPer; ++p) {
+    uint32_t* dst = out + (w0 + 32 * p) * kLines + 4 * static_cast<int32_t>(a);
+    store16<kStore>(reinterpret_cast<uint4*>(dst), make_uint4(v[p][0].x, v[p][1].x, v[p][2].x, v[p][3].x));
+    store16<kStore>(reinterpret_cast<uint4*>(dst + kLines), make_uint4(v[p][0].y, v[p][1].y, v[p][2].y, v[p][3].y));
+    store16<kStore>(reinterpret_cast<uint4*>(dst + 2 * kLines), make_uint4(v[p][0].z, v[p][1].z, v[p][2].z, v[p][3].z));
+    store16<kStore>(reinterpret_cast<uint4*>(dst + 3 * kLines), make_uint4(v[p][0].w, v[p][1].w, v[p][2].w, v[p][3].w));
+  }
+}
+
 // A 64 x 64 tile of an n x n fp32 matrix, by 256 threads of four 16-byte vectors per side: input
 // rows into a tile padded to 65 columns, columns out as 16-byte runs of output rows.
 template <int kLoad, int kStore>
@@ -243,6 +270,14 @@ int main(int argc, char** argv) {
   add_narrow(narrow_kernel<128, 256, kLoadEvictLast, kStorePlain>, 128, 256, "tile128x256thr evict_last / plain");
   add_narrow(narrow_kernel<128, 128, kLoadEvictLast, kStorePlain>, 128, 128, "tile128x128thr evict_last / plain");
   add_narrow(narrow_kernel<128, 256, kLoadEvictLast, kStoreEvictFirst>, 128, 256, "tile128x256thr evict_last / evict_first");
+  // No shared memory: columns per block = 32 * kPer * warps.
+  add_narrow(register_narrow_kernel<1, 128, kLoadEvictLast, kStorePlain>, 128, 128, "registers x1 128thr evict_last / plain");
+  add_narrow(register_narrow_kernel<1, 256, kLoadEvictLast, kStorePlain>, 256, 256, "registers x1 256thr evict_last / plain");
+  add_narrow(register_narrow_kernel<2, 128, kLoadEvictLast, kStorePlain>, 256, 128, "registers x2 128thr evict_last / plain");
+  add_narrow(register_narrow_kernel<4, 128, kLoadEvictLast, kStorePlain>, 512, 128, "registers x4 128thr evict_last / plain");
+  add_narrow(register_narrow_kernel<1, 128, kLoadNc, kStorePlain>, 128, 128, "registers x1 128thr nc / plain");
+  add_narrow(register_narrow_kernel<2, 128, kLoadNc, kStorePlain>, 256, 128, "registers x2 128thr nc / plain");
+  add_narrow(register_narrow_kernel<2, 128, kLoadStreaming, kStoreStreaming>, 256, 128, "registers x2 128thr cs / cs");
   auto add_copy = [&](auto kernel, const std::string& name) {
     variants.push_back({name, 0, 0, [=, &in, &out] {
                           kernel<<<static_cast<unsigned>(bytes / 4096), 128>>>(reinterpret_cast<const uint4*>(in),
@@ -332,7 +367,8 @@ int main(int argc, char** argv) {
   }
   // Placement: the output `gap` bytes past the input's end, or the input past the output's.
   const std::vector<std::string> names = {"cudaMemcpyAsync", "tile64 evict_last / plain", "tile64 cs / cs", "tile64 nc / plain",
-                                          "copy evict_last / plain"};
+                                          "copy evict_last / plain", "registers x1 128thr evict_last / plain",
+                                          "registers x2 128thr evict_last / plain"};
   std::vector<size_t> chosen;
   for (const std::string& name : names)
     chosen.push_back(std::find_if(variants.begin(), variants.end(), [&](const Variant& v) { return v.name == name; }) -
