@@ -421,15 +421,6 @@ def test_lean_kernels_off(switch, cases, passed):
     rerun_with_switches({switch: "0"}, f"{cases} and cuda", passed)
 
 
-# The sixteen-line plans on the register narrow kernel (register_narrow_transpose.cuh), with one and
-# with two 32-position groups per warp (TORCH_TRANSPOSE_NARROW_REGISTERS).
-@pytest.mark.cuda
-@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
-@pytest.mark.parametrize("groups", ["1", "2"], ids=["one-group", "two-groups"])
-def test_sixteen_line_plans_in_registers(groups):
-    rerun_with_switches({"TORCH_TRANSPOSE_NARROW_REGISTERS": groups}, "test_sixteen_line_plans and cuda", 10)
-
-
 # Lean tiles walk batch items first only where a is one tile and the next item lies nearer in the
 # input than the next tile along b (lean_tiles_items_first): every lean tile plan in each walk.
 @pytest.mark.cuda

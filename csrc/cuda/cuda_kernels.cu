@@ -42,7 +42,6 @@
 #include "narrow_block_transpose.cuh"
 #include "narrow_transpose.cuh"
 #include "realign_window_tile_transpose.cuh"
-#include "register_narrow_transpose.cuh"
 #include "row_copy.cuh"
 #include "tile_transpose.cuh"
 #include "tma_byte_tile_transpose.cuh"
@@ -259,18 +258,6 @@ inline bool launch_lean_narrow(const LayoutPlan& plan, const NarrowArgs& narrow,
   LeanNarrowArgs args;
   dim3 grid;
   if (!make_lean_narrow_args(plan, narrow, args, grid)) return false;
-  const int groups = register_narrow_groups();
-  if (groups > 0 && narrow.wide % register_narrow_block_wide(groups) == 0) {
-    grid.x = static_cast<unsigned int>(narrow.wide / register_narrow_block_wide(groups));
-    with_bool(dense_in, [&](auto kDenseIn) {
-      with_bool(l2_evict_last_loads(true), [&](auto kEvictLast) {
-        const auto kernel = groups == 1 ? register_narrow_transpose_kernel<kDenseIn.value, kEvictLast.value, 1>
-                                        : register_narrow_transpose_kernel<kDenseIn.value, kEvictLast.value, 2>;
-        launch_kernel(kernel, grid, kRegisterNarrowThreads, 0, stream, in, out, args);
-      });
-    });
-    return true;
-  }
   with_bool(dense_in, [&](auto kDenseIn) {
     with_bool(l2_evict_last_loads(true), [&](auto kEvictLast) {
       launch_kernel(lean_narrow_transpose_kernel<kDenseIn.value, kEvictLast.value>, grid, kLeanNarrowThreads, 0, stream, in,
