@@ -23,6 +23,8 @@
 // and stores beat the library's evict_last loads and plain stores by 0.004; in the library the
 // same kernel lost 0.022 (and 0.043 on 4194304x16), and placement mode showed why: the policies'
 // order depends on where the buffers lie, and the probe's placement was not the suite's.
+// register_narrow_kernel (the transpose with no shared memory) lost at every placement: 0.94-0.96
+// of cudaMemcpyAsync against the tile's 0.98-0.99 (v42).
 //
 //   nvcc -std=c++17 -O3 -arch=sm_90 scripts/cache_policy_probe.cu -o build/cache_policy_probe
 //   build/cache_policy_probe [rounds]
