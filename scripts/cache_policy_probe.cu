@@ -35,16 +35,10 @@
 #include <cstdlib>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
-#define CHECK(call)                                                                                 \
-  do {                                                                                              \
-    cudaError_t err_ = (call);                                                                      \
-    if (err_ != cudaSuccess) {                                                                      \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(err_)); \
-      std::exit(1);                                                                                 \
-    }                                                                                               \
-  } while (0)
+#include "cuda_check.h"
 
 // Load policies: plain read-only path; evict_last (the library's); evict_last with 256-byte
 // fills; evict_last for half the lines (createpolicy's fraction); evict_first without L1; .cs.
@@ -223,6 +217,18 @@ __global__ void fill_pattern(uint32_t* p, int64_t n, uint32_t seed) {
     p[i] = static_cast<uint32_t>(i * 2654435761u) ^ seed;
 }
 
+// Calls add(kernel, name) with the library-shaped narrow tile (64 wide, 128 threads) for load
+// policy L and every store policy S, in enum order.
+template <int L, int... S, typename Add>
+void add_store_policies(Add&& add, std::integer_sequence<int, S...>) {
+  (add(narrow_kernel<64, 128, L, S>, std::string("tile64 ") + kLoadNames[L] + " / " + kStoreNames[S]), ...);
+}
+
+template <int... L, typename Add>
+void add_policy_pairs(Add&& add, std::integer_sequence<int, L...>) {
+  (add_store_policies<L>(add, std::make_integer_sequence<int, kStoreCount>{}), ...);
+}
+
 struct Variant {
   std::string name;
   int64_t rows, cols;  // the input as a matrix that the variant transposes; cols = 0: a copy
@@ -249,24 +255,13 @@ int main(int argc, char** argv) {
   std::vector<Variant> variants;
   variants.push_back({"cudaMemcpyAsync", 0, 0, [&] { CHECK(cudaMemcpyAsync(out, in, bytes, cudaMemcpyDeviceToDevice)); }});
   auto add_narrow = [&](auto kernel, int wide, int threads, const std::string& name) {
-    variants.push_back({name, kLines, kWideN, [=, &in, &out] { kernel<<<static_cast<unsigned>(kWideN / wide), threads>>>(in, out, int32_t{kWideN}); }});
+    variants.push_back({name, kLines, kWideN, [=, &in, &out] {
+                          kernel<<<static_cast<unsigned>(kWideN / wide), threads>>>(in, out, int32_t{kWideN});
+                        }});
   };
-  // Every load x store pair on the library's tile shape.
-  auto add_pairs = [&](auto load_tag) {
-    constexpr int L = decltype(load_tag)::value;
-    const std::string load = std::string("tile64 ") + kLoadNames[L] + " / ";
-    add_narrow(narrow_kernel<64, 128, L, kStorePlain>, 64, 128, load + kStoreNames[kStorePlain]);
-    add_narrow(narrow_kernel<64, 128, L, kStoreStreaming>, 64, 128, load + kStoreNames[kStoreStreaming]);
-    add_narrow(narrow_kernel<64, 128, L, kStoreEvictFirst>, 64, 128, load + kStoreNames[kStoreEvictFirst]);
-    add_narrow(narrow_kernel<64, 128, L, kStoreEvictLast>, 64, 128, load + kStoreNames[kStoreEvictLast]);
-    add_narrow(narrow_kernel<64, 128, L, kStoreEvictUnchanged>, 64, 128, load + kStoreNames[kStoreEvictUnchanged]);
-  };
-  add_pairs(std::integral_constant<int, kLoadNc>{});
-  add_pairs(std::integral_constant<int, kLoadEvictLast>{});
-  add_pairs(std::integral_constant<int, kLoadEvictLast256>{});
-  add_pairs(std::integral_constant<int, kLoadEvictLastHalf>{});
-  add_pairs(std::integral_constant<int, kLoadEvictFirst>{});
-  add_pairs(std::integral_constant<int, kLoadStreaming>{});
+  // Every load x store pair on the library's tile shape, load policy by load policy.
+  add_policy_pairs([&](auto kernel, const std::string& name) { add_narrow(kernel, 64, 128, name); },
+                   std::make_integer_sequence<int, kLoadCount>{});
   add_narrow(narrow_kernel<32, 64, kLoadEvictLast, kStorePlain>, 32, 64, "tile32x64thr evict_last / plain");
   add_narrow(narrow_kernel<64, 64, kLoadEvictLast, kStorePlain>, 64, 64, "tile64x64thr evict_last / plain");
   add_narrow(narrow_kernel<128, 256, kLoadEvictLast, kStorePlain>, 128, 256, "tile128x256thr evict_last / plain");

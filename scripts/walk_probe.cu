@@ -32,17 +32,9 @@
 #include <vector>
 
 #include "cuda/tile_transpose.cuh"
+#include "cuda_check.h"
 
 using namespace torch_transpose;
-
-#define CHECK(call)                                                                      \
-  do {                                                                                   \
-    cudaError_t err_ = (call);                                                           \
-    if (err_ != cudaSuccess) {                                                           \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(err_)); \
-      std::exit(1);                                                                      \
-    }                                                                                    \
-  } while (0)
 
 constexpr int kTile = 64, kV = 4, kK = 64;
 
