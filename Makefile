@@ -24,7 +24,7 @@ CMAKE_ARGS ?=
 # picks it (the system g++ where there is one; it says why). TEST_CXX overrides.
 TEST_CXX ?= $(shell bash scripts/test_cxx.sh)
 
-.PHONY: setup build test test-python test-cpp bench gpu-check sanitize clean
+.PHONY: setup build test test-python test-cpp bench bench-models gpu-check sanitize clean
 
 setup: build
 
@@ -55,6 +55,10 @@ test-cpp: build
 
 bench: build
 	$(PYTHON) -m bench $(BENCH_ARGS)
+
+# The model layouts (bench/cases.py model_suite): results go to bench/results/<device>-models.*.
+bench-models: build
+	$(PYTHON) -m bench --suite models $(BENCH_ARGS)
 
 # Everything the GPU machine must prove, in one call: build, full test suite (CUDA included),
 # compute-sanitizer on a CUDA subset, and the benchmark. Logs go to $$OUT when set.

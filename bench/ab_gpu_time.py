@@ -136,7 +136,7 @@ def worker(args):
 def run_setting(args, text):
     """The cases under one setting, in a fresh process: {case: copy's time / ours}."""
     command = [sys.executable, "-m", "bench.ab_gpu_time", "--worker", "--device", args.device,
-               "--cases", args.cases, "--shapes", args.shapes, "--calls", str(args.calls), "--clock", args.clock]
+               "--suite", args.suite, "--cases", args.cases, "--shapes", args.shapes, "--calls", str(args.calls), "--clock", args.clock]
     env = dict(os.environ, **parse_setting(text))
     done = subprocess.run(command, env=env, capture_output=True, text=True)
     if done.returncode != 0:
@@ -163,6 +163,7 @@ def table(settings, rounds):
 def parse_args(argv=None):
     p = argparse.ArgumentParser(prog="python -m bench.ab_gpu_time", description=__doc__.splitlines()[0])
     p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu", choices=["cpu", "cuda"])
+    p.add_argument("--suite", default="default", choices=case_defs.SUITES, help="the suite --cases picks from")
     p.add_argument("--cases", default="", help="as `python -m bench --cases` (substrings of case names)")
     p.add_argument("--shapes", default="",
                    help="cases outside the suite, comma-separated: transposes of the last two dims, "

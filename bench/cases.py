@@ -105,7 +105,61 @@ CPU_CASES = [
 ]
 
 
-def suite(device):
+def model_suite():
+    """Layouts that models ask for, at the sizes they ask for them (`python -m bench --suite
+    models`). Not issue 3's suite: these are the shapes users bring when they compare us with
+    `t().contiguous()`, with the dims and dtypes of common models rather than round powers of
+    two, so that a kernel choice that only suits the default suite shows up here."""
+    m = "models"
+    return [
+        # LLM weights: a GEMM that wants the other major order, tied embeddings, weight export.
+        _t("bf16 Llama-2 MLP weight 11008x4096", m, "bf16", (11008, 4096)),
+        _t("bf16 Llama-3 MLP weight 4096x14336", m, "bf16", (4096, 14336)),
+        _t("bf16 Llama-3 embedding 128256x4096", m, "bf16", (128256, 4096)),
+        _t("bf16 GPT-2 embedding 50257x768", m, "bf16", (50257, 768)),
+        _t("fp8 Llama-3 MLP weight 14336x4096", m, "fp8", (14336, 4096)),
+        _t("fp8 DeepSeek-V3 MLP weight 18432x7168", m, "fp8", (18432, 7168)),
+        _t("int8 quantized weight 11008x4096", m, "int8", (11008, 4096)),
+        # Attention: heads out of and back into the sequence, K transposed, grouped KV heads,
+        # timm's fused QKV split.
+        _p("bf16 Llama-2 BSHD->BHSD 8x4096x32x128", m, "bf16", (8, 4096, 32, 128), (0, 2, 1, 3)),
+        _p("bf16 Llama-2 BHSD->BSHD 8x32x4096x128", m, "bf16", (8, 32, 4096, 128), (0, 2, 1, 3)),
+        _p("bf16 K transposed 8x32x4096x128", m, "bf16", (8, 32, 4096, 128), (0, 1, 3, 2)),
+        _p("bf16 GQA KV heads 8x4096x8x128", m, "bf16", (8, 4096, 8, 128), (0, 2, 1, 3)),
+        _p("fp16 BERT-base heads 32x512x12x64", m, "fp16", (32, 512, 12, 64), (0, 2, 1, 3)),
+        _p("fp32 ViT-B heads 64x197x12x64", m, "fp32", (64, 197, 12, 64), (0, 2, 1, 3)),
+        _p("bf16 ViT-B fused QKV 64x197x3x12x64", m, "bf16", (64, 197, 3, 12, 64), (2, 0, 3, 1, 4)),
+        # Vision: channels-last conversions at ResNet's stages, ViT patches, uint8 images (as
+        # int8: the same bytes), Swin's window partition, pixel shuffle, video frames.
+        _p("bf16 ResNet NCHW->NHWC 128x256x56x56", m, "bf16", (128, 256, 56, 56), (0, 2, 3, 1)),
+        _p("fp16 ResNet NHWC->NCHW 128x56x56x256", m, "fp16", (128, 56, 56, 256), (0, 3, 1, 2)),
+        _p("bf16 ResNet stem NCHW->NHWC 128x64x112x112", m, "bf16", (128, 64, 112, 112), (0, 2, 3, 1)),
+        _p("bf16 ResNet last stage NCHW->NHWC 128x2048x7x7", m, "bf16", (128, 2048, 7, 7), (0, 2, 3, 1)),
+        _p("fp16 ViT-B patches 64x768x14x14", m, "fp16", (64, 768, 14, 14), (0, 2, 3, 1)),
+        _p("int8 images NHWC->NCHW 256x224x224x3", m, "int8", (256, 224, 224, 3), (0, 3, 1, 2)),
+        _p("bf16 Swin window partition 128x8x7x8x7x128", m, "bf16", (128, 8, 7, 8, 7, 128), (0, 1, 3, 2, 4, 5)),
+        _p("fp16 pixel shuffle 16x64x2x2x128x128", m, "fp16", (16, 64, 2, 2, 128, 128), (0, 1, 4, 2, 5, 3)),
+        _p("bf16 video NCTHW->NTCHW 8x64x16x56x56", m, "bf16", (8, 64, 16, 56, 56), (0, 2, 1, 3, 4)),
+        # Sequences: conv1d's (B, C, T) to (B, T, C), a state-space model's (B, L, D) to (B, D, L).
+        _p("fp16 Whisper conv out 32x768x1500", m, "fp16", (32, 768, 1500), (0, 2, 1)),
+        _p("bf16 Mamba BLD->BDL 16x4096x2048", m, "bf16", (16, 4096, 2048), (0, 2, 1)),
+        # Tables, science and signals: an odd narrow table, fp64, a complex spectrogram.
+        _t("fp32 table 1000000x37", m, "fp32", (1000000, 37)),
+        _t("fp64 matrix 4096x4096", m, "fp64", (4096, 4096)),
+        _p("complex64 spectrogram 64x1025x431", m, "complex64", (64, 1025, 431), (0, 2, 1)),
+    ]
+
+
+SUITES = ("default", "models")
+
+
+def suite(device, which="default"):
+    """The benchmark's cases: "default" is issue 3's suite (the CPU's own on the CPU), "models"
+    the model layouts on either device."""
+    if which not in SUITES:
+        raise ValueError(f"suite must be one of {SUITES}, got {which!r}")
+    if which == "models":
+        return model_suite()
     if device == "cpu":
         return CPU_CASES
     return transpose_suite() + permute_suite() + SMALL_CASES

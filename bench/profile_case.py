@@ -1,4 +1,5 @@
-"""Runs one implementation on one suite case a few times, for a profiler to attach to (ncu, nsys).
+"""Runs one implementation on one case of either suite (default or models) a few times, for a
+profiler to attach to (ncu, nsys).
 
     ncu --clock-control none --profile-from-start off -k regex:narrow --launch-count 1 \\
         python3 -m bench.profile_case "fp32 4194304x16" [calls] [impl]
@@ -17,7 +18,8 @@ from . import impls as impl_defs
 
 def main(argv):
     name = argv[0] if argv else "fp32 8192x8192"
-    matches = [c for c in case_defs.suite("cuda") if c.name == name] or [c for c in case_defs.suite("cuda") if name in c.name]
+    every = case_defs.suite("cuda") + case_defs.suite("cuda", "models")
+    matches = [c for c in every if c.name == name] or [c for c in every if name in c.name]
     if not matches:
         raise SystemExit(f"no suite case named {name!r}")
     case = matches[0]

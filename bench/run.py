@@ -33,6 +33,8 @@ SMALL_ROUNDS = 5
 def parse_args(argv=None):
     p = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu", choices=["cpu", "cuda"])
+    p.add_argument("--suite", default="default", choices=case_defs.SUITES,
+                   help="default: issue 3's suite (the CPU's own on the CPU); models: layouts and sizes from common models")
     p.add_argument("--quick", action="store_true", help="a few representative cases, shorter timing")
     p.add_argument("--cases", default="", help="comma-separated substrings: run cases whose name contains one "
                    "(a comma followed by a space stays inside a substring, as in '(2, 1, 0)')")
@@ -40,7 +42,8 @@ def parse_args(argv=None):
     p.add_argument("--impls", default=",".join(impl_defs.IMPLS), help="comma-separated implementations")
     p.add_argument("--min-run-time", type=float, default=None, help="seconds of timing per measurement")
     p.add_argument("--out-dir", default=str(Path(__file__).parent / "results"))
-    p.add_argument("--name", default=None, help="file stem for results (default: h200 / cpu / GPU name)")
+    p.add_argument("--name", default=None, help="file stem for results (default: h200 / cpu / GPU name, "
+                   "followed by -models for that suite)")
     p.add_argument("--threads", type=int, default=None, help="CPU threads (default: torch's)")
     p.add_argument("--small-rounds", type=int, default=SMALL_ROUNDS,
                    help=f"interleaved timing rounds for cases under {SMALL_BYTES / 1e6:.0f} MB, the median kept "
@@ -54,11 +57,15 @@ def device_name(device):
     return f"{platform.processor() or platform.machine()} CPU, {torch.get_num_threads()} threads"
 
 
-def default_stem(device):
+def default_stem(device, which="default"):
+    """h200 / cpu / the GPU's name; another suite's results get its name after it (h200-models),
+    so that they never overwrite the default suite's."""
     if device == "cpu":
-        return "cpu"
-    name = torch.cuda.get_device_name().lower()
-    return "h200" if "h200" in name else "".join(ch if ch.isalnum() else "_" for ch in name)
+        stem = "cpu"
+    else:
+        name = torch.cuda.get_device_name().lower()
+        stem = "h200" if "h200" in name else "".join(ch if ch.isalnum() else "_" for ch in name)
+    return stem if which == "default" else f"{stem}-{which}"
 
 
 def split_case_filter(text):
@@ -68,7 +75,7 @@ def split_case_filter(text):
 
 
 def select_cases(args):
-    chosen = case_defs.suite(args.device)
+    chosen = case_defs.suite(args.device, getattr(args, "suite", "default"))
     if args.quick:
         chosen = [c for c in chosen if c.quick]
     if args.cases:
@@ -173,7 +180,7 @@ def main(argv=None):
     chosen = select_cases(args)
     records = []
     meta = run_meta(args, argv, min_run_time)
-    stem = args.name or default_stem(args.device)
+    stem = args.name or default_stem(args.device, args.suite)
     for i, case in enumerate(chosen):
         progress(i, len(chosen), case.name)
         try:

@@ -6,7 +6,7 @@
 # DRAM and L2 traffic by direction, L2 hit rates, the traffic that crosses between the two L2
 # partitions, instructions and occupancy, as CSV on stdout:
 #
-#     bash scripts/ncu_far_rows.sh [case ...] > $OUT/ncu-far-rows.csv   # on the GPU machine
+#     bash scripts/ncu_far_rows.sh [case[@impl] ...] > $OUT/ncu-far-rows.csv   # on the GPU machine
 #
 # Cases are suite names (bench/cases.py); the defaults pair each far-row case with a near-row
 # one on the same kernel family. ncu leaves the clocks alone (--clock-control none, as the device
@@ -29,9 +29,14 @@ metrics=(
 # Sectors that crossed between the two L2 partitions: asked for first, dropped if this ncu does
 # not know the metric (a report that names an unknown metric fails whole).
 optional_metric=lts__t_sectors_srcunit_ltcfabric.sum
-profile() {  # case, metric list
-  ncu --clock-control none --profile-from-start off -k "regex:(transpose|copy)_kernel" --launch-count 1 \
-      --csv --print-units base --metrics "$2" python3 -m bench.profile_case "$1" 2 2>&1 | grep '^"' || true
+# A case may name another implementation after an @ ("fp32 16x4194304@compile", any of
+# bench.impls.IMPLS): its first timed kernel is profiled, whatever its name (Inductor's and
+# PyTorch's kernels are not named as ours are; profile_case launches nothing else while timed).
+profile() {  # case[@impl], metric list
+  local case=${1%@*} impl=torch_transpose filter="regex:(transpose|copy)_kernel"
+  if [[ $1 == *@* ]]; then impl=${1##*@}; filter="regex:."; fi
+  ncu --clock-control none --profile-from-start off -k "$filter" --launch-count 1 \
+      --csv --print-units base --metrics "$2" python3 -m bench.profile_case "$case" 2 "$impl" 2>&1 | grep '^"' || true
 }
 if [[ $# -eq 0 ]]; then
   set -- "fp32 5-D 20x30x40x50x60 (4,2,0,3,1)" "fp32 batched 65536x8x8" \

@@ -143,3 +143,32 @@ def test_small_cases_take_interleaved_rounds_and_keep_the_median(monkeypatch):
     fake_seconds = iter([1.0, 1.0])
     records = run.measure_case(big, args, 0.01, ["torch_transpose", "copy"])
     assert len(order) == 2 and all("round_ms" not in r for r in records)
+
+
+def test_models_suite_is_its_own_selection_with_its_own_result_files():
+    # The models suite must not leak into issue 3's default suite (whose targets are computed over
+    # every case it holds), and its results must not overwrite h200.* / cpu.*.
+    default = {c.name for device in ("cpu", "cuda") for c in run.case_defs.suite(device)}
+    models = run.case_defs.suite("cuda", "models")
+    names = [c.name for c in models]
+    assert len(names) == len(set(names)) and not default & set(names)
+    assert all(c.group == "models" for c in models)
+    args = argparse.Namespace(device="cuda", suite="models", quick=False, cases="GPT-2,Swin", dtypes="")
+    assert [c.name for c in run.select_cases(args)] == [
+        "bf16 GPT-2 embedding 50257x768", "bf16 Swin window partition 128x8x7x8x7x128"]
+    assert run.default_stem("cpu", "models") == "cpu-models" and run.default_stem("cpu") == "cpu"
+    with pytest.raises(ValueError, match="suite must be one of"):
+        run.case_defs.suite("cuda", "model")
+
+
+def test_models_suite_cases_build_the_inputs_their_names_describe():
+    # On the meta device: every case's input has the shape and dtype in its name, and its op is a
+    # transpose of two dims or a permutation of all of them.
+    for case in run.case_defs.suite("cuda", "models"):
+        x = case.make_input("meta")
+        assert case.name.split()[0] == case.dtype and x.dtype == run.case_defs.DTYPES[case.dtype]
+        assert "x".join(map(str, case.shape)) in case.name, case.name
+        if case.op[0] == "permute":
+            assert sorted(case.op[1]) == list(range(x.dim())) and list(case.op[1]) != list(range(x.dim()))
+        else:
+            assert case.op == ("transpose", -2, -1)
