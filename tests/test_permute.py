@@ -82,6 +82,40 @@ def test_row_copies_whose_groups_step_through_one_dim(device, dtype):
         check_fresh_and_guarded_outputs(x, dims)
 
 
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.bfloat16, torch.float32, torch.float64], ids=str)
+def test_row_copies_longer_than_a_block_and_shorter_than_a_chunk(device, dtype):
+    # Video NCTHW -> NTCHW: rows of H x W = 3136 elements, more vectors than a block has threads,
+    # fewer than one chunk of the chunk copy (row_copy.cuh), whose last chunk moves whole vectors
+    # (it went element by element before). Then rows of 20004 elements with gaps in a guarded
+    # buffer: several chunks, the last partial, and for 1- and 2-byte elements 4 elements after
+    # the last whole 16-byte vector.
+    x = random_bits((2, 5, 3, 56, 56), dtype, device)
+    check_fresh_and_guarded_outputs(x, (0, 2, 1, 3, 4))
+    rows = random_bits((3, 20032), dtype, device)[:, 16:16 + 20004]
+    buf = poisoned((3, 20048), dtype, device)
+    check_permute_into_view(rows, (0, 1), buf, buf[:, 16:16 + 20004])
+
+
+@pytest.mark.parametrize("r", [2, 3, 4])
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.bfloat16, torch.float32, torch.float64], ids=str)
+def test_pixel_shuffle_layouts_with_short_lines(device, dtype, r):
+    # Pixel shuffle (N, C, r, r, H, W) -> (N, C, H, r, W, r) and its inverse, W = 32..256: lines
+    # shorter than the interleave kernel's warp chunk, which on CUDA then holds several whole items
+    # (wants_packed_lines, interleave_transpose.cuh), the last chunk part full (546 items); W = 96
+    # does not divide a chunk (one item each). Fresh outputs, and guarded views one element in.
+    for w in (32, 64, 96, 128, 256):
+        check_fresh_and_guarded_outputs(random_bits((3, 7, r, r, 13, w), dtype, device), (0, 1, 4, 2, 5, 3))
+        check_fresh_and_guarded_outputs(random_bits((3, 7, 13, r, w, r), dtype, device), (0, 1, 3, 5, 2, 4))
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_short_lines_one_item_per_chunk_when_packing_is_off():
+    # TORCH_TRANSPOSE_PACKED_LINES=0: the layouts above take one half-filled chunk per item again.
+    run_file_with_switches(__file__, {"TORCH_TRANSPOSE_PACKED_LINES": "0"},
+                           "test_pixel_shuffle_layouts_with_short_lines and cuda", 12)
+
+
 @pytest.mark.parametrize("dtype", [torch.uint8, torch.bfloat16, torch.float32], ids=str)
 def test_box_tiles_whose_output_lines_are_half_vectors(device, dtype):
     # The 5-D permute's layout with output lines (d0) of 30, 24 and 12 elements: on CUDA the box

@@ -200,13 +200,24 @@ template <typename T>
 void launch_interleave(const LayoutPlan& plan, const NarrowArgs& narrow, bool dense_in, const T* in, T* out,
                        cudaStream_t stream, int sm_count) {
   if constexpr (sizeof(T) <= 8) {  // wants_interleave refuses wider elements
+    // Packed lines (interleave_transpose.cuh) run on the looping kernel: lean launches take one
+    // item per grid z.
+    const bool packed = wants_packed_lines(narrow, sizeof(T));
     LeanInterleaveArgs lean;
     dim3 lean_grid;
-    const bool lean_fits = make_lean_interleave_args(plan, narrow, sizeof(T), lean, lean_grid);
+    const bool lean_fits = !packed && make_lean_interleave_args(plan, narrow, sizeof(T), lean, lean_grid);
     // Launches one instantiation for the direction, C and load flags: lean (lean_interleave_takes,
     // instantiated for those only) or looping. The looping kernel's arguments (a 640-byte copy of
     // the batch indexer) are built only when it runs: these calls are host-bound.
     auto launch = [&](auto c, auto kPlanarIn, auto kEvictLast, auto kDirect) {
+      if constexpr (c.value <= kPackedLinesMaxC) {
+        if (packed) {
+          const InterleaveArgs args = interleave_args(narrow, dense_in, sizeof(T), true);
+          const unsigned int grid = grid_for(ceil_div(args.total_chunks, kInterleaveWarps), sm_count);
+          return launch_kernel(interleave_transpose_kernel<T, c.value, kPlanarIn.value, kEvictLast.value, kDirect.value, true>,
+                               grid, kThreads, 0, stream, in, out, args);
+        }
+      }
       if constexpr (lean_interleave_takes(sizeof(T), c.value)) {
         if (lean_fits) {
           return with_bool(lean.two_batch_dims, [&](auto kTwoBatchDims) {
@@ -216,7 +227,7 @@ void launch_interleave(const LayoutPlan& plan, const NarrowArgs& narrow, bool de
           });
         }
       }
-      const InterleaveArgs args = interleave_args(narrow, dense_in);
+      const InterleaveArgs args = interleave_args(narrow, dense_in, sizeof(T), false);
       const unsigned int grid = grid_for(ceil_div(args.total_chunks, kInterleaveWarps), sm_count);
       launch_kernel(interleave_transpose_kernel<T, c.value, kPlanarIn.value, kEvictLast.value, kDirect.value>, grid,
                     kThreads, 0, stream, in, out, args);

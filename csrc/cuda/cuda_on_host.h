@@ -159,6 +159,17 @@ inline T __shfl_down_sync(unsigned /*mask*/, T value, unsigned delta, int width 
   return result;
 }
 
+// The indexed warp shuffle, the same way: lane `src_lane` of this thread's warp.
+template <typename T>
+inline T __shfl_sync(unsigned /*mask*/, T value, int src_lane, int /*width*/ = 32) {
+  static T slots[1024];
+  slots[threadIdx.x] = value;
+  __syncthreads();
+  const T result = slots[threadIdx.x / 32 * 32 + (src_lane & 31)];
+  __syncthreads();
+  return result;
+}
+
 #if defined(TORCH_TRANSPOSE_HOST_DRY_LAUNCH)
 // Probes of the host path only (scripts/plan_cost_probe.cpp): launches are counted, not run.
 namespace host_emulation {

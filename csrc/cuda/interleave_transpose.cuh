@@ -100,10 +100,59 @@ struct InterleaveArgs {
   bool planar_in = false;        // planar input, dense output (NCHW -> NHWC); else the reverse
   int64_t long_size = 0;         // L, a multiple of V
   int64_t plane_stride = 0;      // planar side: elements between lines (a multiple of V)
-  uint32_t total_chunks = 0;     // batch items x warp chunks per item
+  uint32_t total_chunks = 0;     // batch items x warp chunks per item (packed lines: items / items per chunk)
   uint32_t chunks_per_item = 0;
   FastDivmod by_chunks;          // warp chunk -> (batch item, chunk within the item)
   DeviceBatchIndexer batch;
+  // Packed lines (wants_packed_lines): each item's lines are 2^lanes_per_item_log2 vectors, and a
+  // warp chunk holds 32 >> lanes_per_item_log2 consecutive items of the `items`. Last, so that
+  // the fields above keep their offsets (and the other kernels their SASS).
+  int lanes_per_item_log2 = 5;
+  int64_t items = 0;
+};
+
+// Packed lines: lines shorter than a warp's chunk, as in pixel shuffle (N, C, r, r, H, W) ->
+// (N, C, H, r, W, r), whose W = 128 bf16 lines filled half of each chunk (fp16 16x64x2x2x128x128
+// ran at 0.79 of copy, torch.compile's kernel at 0.94: bench/NOTES.md v43). A line of L = m * V
+// positions with m dividing 32 (so m is a power of two) lets a chunk take 32 / m whole items,
+// each lane locating its own item; the dense side's vectors find their item's start by a warp
+// shuffle from that item's first lane. Up to C = kPackedLinesMaxC (pixel shuffle's r = 2..4), to
+// bound the kernels this adds. TORCH_TRANSPOSE_PACKED_LINES=0 leaves such plans half-filled
+// chunks, one item each (for A/B runs and tests of that path).
+constexpr int kPackedLinesMaxC = 4;
+inline bool packed_lines_enabled() {
+  static const bool enabled = !env_switched_off("TORCH_TRANSPOSE_PACKED_LINES");
+  return enabled;
+}
+inline bool wants_packed_lines(const NarrowArgs& narrow, int element_bytes) {
+  const int64_t chunk_positions = 32 * (16 / element_bytes);
+  return packed_lines_enabled() && narrow.n <= kPackedLinesMaxC && narrow.wide < chunk_positions &&
+         chunk_positions % narrow.wide == 0;
+}
+
+// Where a warp chunk's vectors lie, as element offsets from the chunk's src and dst.
+// ContiguousChunk: 32 * V consecutive positions of one item, src and dst at its first element.
+struct ContiguousChunk {
+  template <int V>
+  __device__ __forceinline__ int planar(int lane) const { return lane * V; }
+  template <int V, int C>
+  __device__ __forceinline__ int dense(int g) const { return g * V; }
+};
+
+// PackedChunk: 32 / m items (m = 2^lanes_log2 lanes each), src and dst the tensors' bases. Every
+// lane of the warp must call dense() together (it shuffles).
+struct PackedChunk {
+  int64_t planar_lane = 0;  // this lane's planar position: its item's line start plus its vector
+  int64_t dense_item = 0;   // this lane's item's dense run (the item's m * C vectors) start
+  int lanes_log2 = 0;
+  template <int V>
+  __device__ __forceinline__ int64_t planar(int) const { return planar_lane; }
+  template <int V, int C>
+  __device__ __forceinline__ int64_t dense(int g) const {
+    const int item = (g >> lanes_log2) / C;  // the chunk's item that dense vector g falls in
+    const int64_t start = __shfl_sync(0xffffffffu, dense_item, item << lanes_log2);
+    return start + static_cast<int64_t>(g - ((item * C) << lanes_log2)) * V;
+  }
 };
 
 // The dense round trip in passes: a warp's 32 * C dense vectors go through its slice of shared
@@ -128,9 +177,11 @@ constexpr int kInterleaveSlots = kInterleavePassVectors<C> + (C % 2 == 0 ? kInte
 // emulation, where they are block-wide). kDirectLoads (dense inputs only): no shared round trip
 // on the load side (interleave_direct_loads). Index: the planar lines' stride type (int64_t for
 // the looping kernel, int32_t for lean_interleave_kernel).
-template <typename T, int C, bool kPlanarIn, bool kEvictLast, bool kDirectLoads, typename Index>
+template <typename T, int C, bool kPlanarIn, bool kEvictLast, bool kDirectLoads, typename Index,
+          typename Place = ContiguousChunk>
 __device__ __forceinline__ void interleave_chunk(const T* __restrict__ src, T* __restrict__ dst, int vectors,
-                                                 Index plane_stride, Vec<T, 16 / static_cast<int>(sizeof(T))>* slice, int lane) {
+                                                 Index plane_stride, Vec<T, 16 / static_cast<int>(sizeof(T))>* slice, int lane,
+                                                 const Place& place = Place{}) {
   constexpr int V = 16 / static_cast<int>(sizeof(T));
   constexpr int kLanes = kInterleaveLanesPerPass<C>, kPassVectors = kInterleavePassVectors<C>;
   constexpr int kPasses = 32 / kLanes;
@@ -142,8 +193,9 @@ __device__ __forceinline__ void interleave_chunk(const T* __restrict__ src, T* _
   if constexpr (kPlanarIn) {
 #pragma unroll
     for (int c = 0; c < C; ++c)
-      planar[c] =
-          lane_on ? load_global<kEvictLast>(reinterpret_cast<const Chunk*>(src + c * plane_stride + lane * V)) : Chunk{};
+      planar[c] = lane_on ? load_global<kEvictLast>(reinterpret_cast<const Chunk*>(src + c * plane_stride +
+                                                                                 place.template planar<V>(lane)))
+                          : Chunk{};
 #pragma unroll
     for (int j = 0; j < C * V; ++j) dense[j / V].v[j % V] = planar[j % C].v[j / C];
 #pragma unroll
@@ -156,7 +208,8 @@ __device__ __forceinline__ void interleave_chunk(const T* __restrict__ src, T* _
 #pragma unroll
       for (int k = 0; k < (kPassVectors + 31) / 32; ++k) {
         const int i = k * 32 + lane, g = pass * kPassVectors + i;
-        if (i < kPassVectors && g < dense_vectors) *reinterpret_cast<Chunk*>(dst + g * V) = slice[interleave_slot<C>(i)];
+        const auto at = place.template dense<V, C>(g);  // every lane: packed chunks shuffle here
+        if (i < kPassVectors && g < dense_vectors) *reinterpret_cast<Chunk*>(dst + at) = slice[interleave_slot<C>(i)];
       }
       __syncwarp();  // the next pass or trip rewrites the slice
     }
@@ -164,13 +217,16 @@ __device__ __forceinline__ void interleave_chunk(const T* __restrict__ src, T* _
     static_assert(kPasses == 1, "dense inputs take one pass (interleave_max_c)");
     if constexpr (kDirectLoads) {
 #pragma unroll
-      for (int k = 0; k < C; ++k)
-        dense[k] = lane_on ? load_global<kEvictLast>(reinterpret_cast<const Chunk*>(src + (lane * C + k) * V)) : Chunk{};
+      for (int k = 0; k < C; ++k) {
+        const auto at = place.template dense<V, C>(lane * C + k);
+        dense[k] = lane_on ? load_global<kEvictLast>(reinterpret_cast<const Chunk*>(src + at)) : Chunk{};
+      }
     } else {
 #pragma unroll
       for (int k = 0; k < C; ++k) {
         const int i = k * 32 + lane;
-        if (i < dense_vectors) slice[interleave_slot<C>(i)] = load_global<kEvictLast>(reinterpret_cast<const Chunk*>(src + i * V));
+        const auto at = place.template dense<V, C>(i);
+        if (i < dense_vectors) slice[interleave_slot<C>(i)] = load_global<kEvictLast>(reinterpret_cast<const Chunk*>(src + at));
       }
       __syncwarp();
 #pragma unroll
@@ -180,12 +236,12 @@ __device__ __forceinline__ void interleave_chunk(const T* __restrict__ src, T* _
     for (int j = 0; j < C * V; ++j) planar[j % C].v[j / C] = dense[j / V].v[j % V];
 #pragma unroll
     for (int c = 0; c < C; ++c)
-      if (lane_on) *reinterpret_cast<Chunk*>(dst + c * plane_stride + lane * V) = planar[c];
+      if (lane_on) *reinterpret_cast<Chunk*>(dst + c * plane_stride + place.template planar<V>(lane)) = planar[c];
     if constexpr (!kDirectLoads) __syncwarp();  // the next trip rewrites the slice
   }
 }
 
-template <typename T, int C, bool kPlanarIn, bool kEvictLast, bool kDirectLoads>
+template <typename T, int C, bool kPlanarIn, bool kEvictLast, bool kDirectLoads, bool kPackedLines = false>
 __global__ void __launch_bounds__(kThreads)
 interleave_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const InterleaveArgs args) {
   constexpr int V = 16 / static_cast<int>(sizeof(T));
@@ -198,6 +254,26 @@ interleave_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const
   for (uint32_t base = blockIdx.x * kInterleaveWarps; base < args.total_chunks; base += gridDim.x * kInterleaveWarps) {
     const uint32_t w = base + warp;
     int vectors = 0;  // whole vectors of each line in this chunk (L is a multiple of V)
+    if constexpr (kPackedLines) {
+      // Lane l moves vector l % m of item (chunk's first) + l / m; lanes past the last item none.
+      const int log2m = args.lanes_per_item_log2;
+      PackedChunk place;
+      place.lanes_log2 = log2m;
+      if (w < args.total_chunks) {
+        const int64_t first = static_cast<int64_t>(w) << (5 - log2m), item = first + (lane >> log2m);
+        vectors = static_cast<int>(min(int64_t{32}, (args.items - first) << log2m));
+        if (item < args.items) {
+          int64_t in_off, out_off;
+          args.batch.offsets(item, in_off, out_off);
+          const int position = (lane & ((1 << log2m) - 1)) * V;
+          place.planar_lane = (kPlanarIn ? in_off : out_off) + position;
+          place.dense_item = kPlanarIn ? out_off : in_off;
+        }
+      }
+      interleave_chunk<T, C, kPlanarIn, kEvictLast, kDirectLoads>(in, out, vectors, args.plane_stride, stage[warp], lane,
+                                                                  place);
+      continue;
+    }
     const T* src = in;
     T* dst = out;
     if (w < args.total_chunks) {
@@ -226,7 +302,9 @@ inline bool wants_interleave(const NarrowArgs& narrow, int element_bytes, bool d
 
 // The same plan in this kernel's terms: the narrow kernel's warp tiles are this kernel's warp
 // chunks (both 32 x 16 bytes of each line).
-inline InterleaveArgs interleave_args(const NarrowArgs& narrow, bool dense_in) {
+// With `packed` (wants_packed_lines) the chunks hold whole items instead (their lines are shorter
+// than a chunk, so the narrow kernel's tiles are one per item).
+inline InterleaveArgs interleave_args(const NarrowArgs& narrow, bool dense_in, int element_bytes, bool packed) {
   InterleaveArgs args;
   args.c = narrow.n;
   args.planar_in = !dense_in;
@@ -236,6 +314,13 @@ inline InterleaveArgs interleave_args(const NarrowArgs& narrow, bool dense_in) {
   args.chunks_per_item = narrow.by_tiles.divisor;
   args.by_chunks = narrow.by_tiles;
   args.batch = narrow.batch;
+  if (packed) {
+    const int64_t lanes_per_item = narrow.wide / (16 / element_bytes);
+    args.lanes_per_item_log2 = 0;
+    while ((int64_t{1} << args.lanes_per_item_log2) < lanes_per_item) ++args.lanes_per_item_log2;
+    args.items = narrow.total_tiles;
+    args.total_chunks = static_cast<uint32_t>(ceil_div(args.items, int64_t{32} >> args.lanes_per_item_log2));
+  }
   return args;
 }
 

@@ -56,6 +56,26 @@ row_chunk_copy_kernel(const T* __restrict__ in, T* __restrict__ out, const CopyA
 #pragma unroll
       for (int u = 0; u < kCopyUnroll; ++u)
         *reinterpret_cast<Vec<T, V>*>(dst + j0 + (u * kThreads + threadIdx.x) * V) = v[u];
+    } else if (V > 1) {
+      // A row's last chunk, shorter than kChunk: its whole vectors by the same unrolled loads,
+      // each guarded, then the few elements after the last whole vector (V > 1 means unit
+      // strides and vector-aligned row starts: choose_vector_elems). Rows shorter than one
+      // chunk are all last chunk: before, they went element by element, and bf16 video frames
+      // (rows of 56 x 56 = 3136 elements) ran at 0.65 of copy (bench/NOTES.md v43).
+      const Index j1 = static_cast<Index>(min(args.n, static_cast<int64_t>(j0) + kChunk));
+      const Index whole_end = j0 + (j1 - j0) / V * V;
+      Vec<T, V> v[kCopyUnroll];
+#pragma unroll
+      for (int u = 0; u < kCopyUnroll; ++u) {
+        const Index j = j0 + (u * kThreads + threadIdx.x) * V;
+        if (j < whole_end) v[u] = *reinterpret_cast<const Vec<T, V>*>(src + j);
+      }
+#pragma unroll
+      for (int u = 0; u < kCopyUnroll; ++u) {
+        const Index j = j0 + (u * kThreads + threadIdx.x) * V;
+        if (j < whole_end) *reinterpret_cast<Vec<T, V>*>(dst + j) = v[u];
+      }
+      for (Index j = whole_end + threadIdx.x; j < j1; j += kThreads) dst[j] = src[j];
     } else {
       const Index j1 = static_cast<Index>(min(args.n, static_cast<int64_t>(j0) + kChunk));
       for (Index j = j0 + threadIdx.x; j < j1; j += kThreads) dst[j * out_sb] = src[j * in_sb];

@@ -704,12 +704,71 @@ TEST(KernelsOnHost, InterleavePlans) {
         const bool expected = e <= 8 && c <= (e <= 2 ? 8 : planar_in ? 15 : 4) && i < 7;
         ASSERT_EQ(taken, expected) << plan.explain();
         if (!taken) continue;
-        const torch_transpose::InterleaveArgs interleave = torch_transpose::interleave_args(args, dense_in);
+        const torch_transpose::InterleaveArgs interleave = torch_transpose::interleave_args(args, dense_in, e, false);
         EXPECT_EQ(interleave.c, c);
         EXPECT_EQ(interleave.planar_in, planar_in);
       }
     }
   }
+}
+
+// Lines shorter than a warp's chunk (L = 32 to 256 positions, dividing the chunk's 32 * V):
+// pixel shuffle (N, C, r, r, H, W) -> (N, C, H, r, W, r) with r = c, its inverse, and a plain
+// NCHW -> NHWC of short planes into a guarded view. 546 or 547 items, so the last chunk holds
+// fewer items than the others for most line lengths, and more than the direct kernel's 32768
+// elements.
+std::vector<Case> packed_line_cases(int e, int c, int64_t line) {
+  return {
+      permute_case({3, 7, 2, c, 13, line}, {0, 1, 4, 2, 5, 3}, e),  // planar in: pixel shuffle
+      permute_case({3, 7, 13, 2, line, c}, {0, 1, 3, 5, 2, 4}, e),  // dense in: pixel unshuffle
+      into_view(permute_case({547, c, line}, {0, 2, 1}, e), {line * c + 16, c, 1}, 16,
+                "buf[:, 16:16+L*C] as (547, L, C)"),
+  };
+}
+
+// Whole items per chunk (wants_packed_lines) for every line length that divides the chunk, C = 2..4.
+TEST(KernelsOnHost, PackedLines) {
+  for (int e : kWidths)
+    for (int c : {2, 3, 4})
+      for (int64_t line = 32; line < 32 * (16 / e); line *= 2)
+        for (const Case& k : packed_line_cases(e, c, line)) check_case(k);
+}
+
+// Which plans take packed lines: C <= kPackedLinesMaxC, lines of m vectors with m < 32; not
+// C = 5, not lines of a whole chunk or more, not a line length that does not divide the chunk
+// (96 positions); the chunk count of bf16 pixel shuffle with W = 128 (546 items, 2 a chunk).
+TEST(KernelsOnHost, PackedLinePlans) {
+  if (!torch_transpose::packed_lines_enabled() || !torch_transpose::interleave_enabled() ||
+      !torch_transpose::narrow_kernel_enabled())
+    GTEST_SKIP() << "packed lines or interleave plans are off in this run";
+  auto packed = [](const Case& k, torch_transpose::InterleaveArgs* args = nullptr) {
+    const PlacedCase placed = place(k);
+    torch_transpose::NarrowArgs narrow;
+    bool dense_in = false;
+    if (!torch_transpose::make_narrow_args(placed.plan, placed.in_address, placed.out_address, narrow, dense_in) ||
+        !torch_transpose::wants_interleave(narrow, k.element_bytes, dense_in) ||
+        !torch_transpose::wants_packed_lines(narrow, k.element_bytes))
+      return false;
+    if (args) *args = torch_transpose::interleave_args(narrow, dense_in, k.element_bytes, true);
+    return true;
+  };
+  for (int e : {1, 2, 4, 8}) {
+    for (int c : {2, 3, 4, 5}) {
+      for (int64_t line : {32, 64, 96, 128, 256, 512}) {
+        const bool expected = c <= 4 && line < 32 * (16 / e) && (32 * (16 / e)) % line == 0;
+        for (const Case& k : packed_line_cases(e, c, line)) {
+          SCOPED_TRACE(k.name);
+          EXPECT_EQ(packed(k), expected);
+        }
+      }
+    }
+  }
+  torch_transpose::InterleaveArgs args;
+  ASSERT_TRUE(packed(packed_line_cases(2, 2, 128)[0], &args));
+  EXPECT_EQ(args.lanes_per_item_log2, 4);  // 128 positions = 16 vectors of 8
+  EXPECT_EQ(args.items, 546);
+  EXPECT_EQ(args.total_chunks, 273u);
+  EXPECT_TRUE(args.planar_in);
 }
 
 // Interleave plans with two and three batch dims (the three-dim one stays on the looping kernel),
@@ -985,6 +1044,12 @@ TEST(KernelsOnHost, CopiesShortAndLongRows) {
   for (int e : kWidths) {
     check_case(permute_case({4, 50, 3, 128}, {0, 2, 1, 3}, e));  // BSHD -> BHSD: short rows
     check_case(permute_case({3, 5000}, {0, 1}, e, {5003, 1}));   // long rows
+    // Long rows of vectors (more than a block's one vector each), shorter than one chunk
+    // (row_chunk_copy's guarded vectors), some with a few elements after the last whole
+    // vector, and rows of more than one chunk (16384 2-byte elements) whose last is partial.
+    check_case(permute_case({2, 3, 3136}, {1, 0, 2}, e));
+    check_case(into_view(permute_case({3, 4100}, {0, 1}, e, {4112, 1}), {4112, 1}, 0, "buf[:, :4100]"));
+    check_case(into_view(permute_case({2, 20004}, {0, 1}, e, {20016, 1}, 16), {20016, 1}, 16, "buf[:, 16:20020]"));
     check_case(permute_case({3, 5000}, {0, 1}, e));              // one dense run: the driver's copy
     check_case(permute_case({7, 33}, {0, 1}, e, {40, 1}, 1));
     // The last batch dim a multiple of each group's rows: groups step through it (row_copy.cuh).
