@@ -85,8 +85,8 @@ def test_row_copies_whose_groups_step_through_one_dim(device, dtype):
 @pytest.mark.parametrize("dtype", [torch.uint8, torch.bfloat16, torch.float32, torch.float64], ids=str)
 def test_row_copies_longer_than_a_block_and_shorter_than_a_chunk(device, dtype):
     # Video NCTHW -> NTCHW: rows of H x W = 3136 elements, more vectors than a block has threads,
-    # fewer than one chunk of the chunk copy (row_copy.cuh), whose last chunk moves whole vectors
-    # (it went element by element before). Then rows of 20004 elements with gaps in a guarded
+    # fewer than one chunk: on CUDA row_vector_copy takes them (or, with the switch below, the
+    # chunk copy, whose last chunk moves whole vectors; row_copy.cuh). Then rows of 20004 elements with gaps in a guarded
     # buffer: several chunks, the last partial, and for 1- and 2-byte elements 4 elements after
     # the last whole 16-byte vector.
     x = random_bits((2, 5, 3, 56, 56), dtype, device)
@@ -94,6 +94,15 @@ def test_row_copies_longer_than_a_block_and_shorter_than_a_chunk(device, dtype):
     rows = random_bits((3, 20032), dtype, device)[:, 16:16 + 20004]
     buf = poisoned((3, 20048), dtype, device)
     check_permute_into_view(rows, (0, 1), buf, buf[:, 16:16 + 20004])
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_rows_of_up_to_a_chunk_on_the_chunk_copy():
+    # Rows of whole vectors up to one chunk take row_vector_copy; with
+    # TORCH_TRANSPOSE_MEDIUM_ROWS=0 the chunk copy's guarded vectors take them all again.
+    run_file_with_switches(__file__, {"TORCH_TRANSPOSE_MEDIUM_ROWS": "0"},
+                           "test_row_copies_longer_than_a_block_and_shorter_than_a_chunk and cuda", 4)
 
 
 @pytest.mark.parametrize("r", [2, 3, 4])

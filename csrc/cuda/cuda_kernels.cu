@@ -627,6 +627,19 @@ void launch_copy(const LayoutPlan& plan, const T* in, T* out, cudaStream_t strea
     }
     return;
   }
+  // Rows of more vectors than a block has threads, up to one chunk: one vector per thread, each
+  // thread finding its row by division (row_vector_copy), where the chunk copy would give a
+  // block's threads one or two vectors of one row each (bf16 video NCTHW->NTCHW, 392 vectors a
+  // row: 0.78 of copy on the chunk copy, bench/NOTES.md v43).
+  if (vectors_per_row <= int64_t{kThreads} * kCopyUnroll && args.rows > 1 && medium_rows_enabled()) {
+    constexpr bool kFullVectors = V == kFullVector<T> || sizeof(T) == 16;
+    VectorRowArgs vector_rows;
+    if (kFullVectors && !plan.needs_64bit_index && make_vector_row_args(args, V, true, vector_rows)) {
+      launch_kernel(row_vector_copy_kernel<T, V>, static_cast<unsigned int>(ceil_div(vector_rows.total_vectors, kThreads)),
+                    kThreads, 0, stream, in, out, vector_rows);
+      return;
+    }
+  }
   args.chunks_per_row = ceil_div(args.n, int64_t{kThreads} * V * kCopyUnroll);
   args.total_chunks = args.rows * args.chunks_per_row;
   const unsigned int grid = grid_for(args.total_chunks, sm_count);

@@ -189,6 +189,13 @@ row_vector_copy_kernel(const T* __restrict__ in, T* __restrict__ out, const Vect
       *reinterpret_cast<const Vec<T, V>*>(in + in_off + j * args.in_sb);
 }
 
+// TORCH_TRANSPOSE_MEDIUM_ROWS=0 keeps rows of more vectors than a block has threads (up to one
+// chunk) on row_chunk_copy instead of row_vector_copy (read once; A/B runs, tests of that path).
+inline bool medium_rows_enabled() {
+  static const bool enabled = !env_switched_off("TORCH_TRANSPOSE_MEDIUM_ROWS");
+  return enabled;
+}
+
 // TORCH_TRANSPOSE_VECTOR_ROWS=0 keeps short rows on row_group_copy, =1 sends every short-row
 // plan that the kernel can take to row_vector_copy (A/B runs, tests of either kernel).
 inline Override vector_rows_override() {
