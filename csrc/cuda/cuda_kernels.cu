@@ -594,8 +594,8 @@ void launch_copy(const LayoutPlan& plan, const T* in, T* out, cudaStream_t strea
   args.batch.assign(plan);
   args.rows = args.batch.count();
   const int64_t vectors_per_row = ceil_div(args.n, V);
+  constexpr bool kFullVectors = V == kFullVector<T> || sizeof(T) == 16;  // 16 bytes a vector
   if (vectors_per_row <= kThreads && args.rows > 1) {
-    constexpr bool kFullVectors = V == kFullVector<T> || sizeof(T) == 16;  // 16 bytes a vector
     if constexpr (kFullVectors) {
       if (launch_lean_rows<T, V>(plan, args, in, out, stream)) return;
     }
@@ -632,7 +632,6 @@ void launch_copy(const LayoutPlan& plan, const T* in, T* out, cudaStream_t strea
   // block's threads one or two vectors of one row each (bf16 video NCTHW->NTCHW, 392 vectors a
   // row: 0.78 of copy on the chunk copy, bench/NOTES.md v43).
   if (vectors_per_row <= int64_t{kThreads} * kCopyUnroll && args.rows > 1 && medium_rows_enabled()) {
-    constexpr bool kFullVectors = V == kFullVector<T> || sizeof(T) == 16;
     VectorRowArgs vector_rows;
     if (kFullVectors && !plan.needs_64bit_index && make_vector_row_args(args, V, true, vector_rows)) {
       launch_kernel(row_vector_copy_kernel<T, V>, static_cast<unsigned int>(ceil_div(vector_rows.total_vectors, kThreads)),
