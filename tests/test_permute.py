@@ -125,6 +125,35 @@ def test_short_lines_one_item_per_chunk_when_packing_is_off():
                            "test_pixel_shuffle_layouts_with_short_lines and cuda", 12)
 
 
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.bfloat16, torch.float32, torch.float64], ids=str)
+def test_channels_last_of_small_spatial_grids(device, dtype):
+    # NCHW -> NHWC where H x W is short: ResNet's last stage (7 x 7), ViT-B's patch grid (14 x 14),
+    # 16 x 16, and rows of 32. On CUDA span tiles take 1- and 2-byte ones whose rows are not whole
+    # 16-byte vectors (span_tile_transpose.cuh; the switch below sends them all, or none): a partial last
+    # tile of channels, a base one element in (the span's ragged ends), and outputs into an
+    # aligned view of a wider poisoned buffer (rows of C + 32, a part vector at the tile's end),
+    # and into a view one element in (off the grid: other kernels).
+    for n, c, h, w in [(3, 2048, 7, 7), (2, 208, 14, 14), (2, 80, 16, 16), (3, 48, 4, 8), (5, 144, 7, 7)]:
+        x = random_bits((n, c, h, w), dtype, device)
+        check_fresh_and_guarded_outputs(x, (0, 2, 3, 1))
+        shifted = random_bits((n * c * h * w + 1,), dtype, device)[1:].view(n, c, h, w)
+        assert_bits_equal(tt.permute(shifted, (0, 2, 3, 1)), reference(shifted, (0, 2, 3, 1)))
+        buf = poisoned((n, h + 2, w, c + 32), dtype, device)
+        check_permute_into_view(x, (0, 2, 3, 1), buf, buf[:, 1:1 + h, :, 16:16 + c])
+        part = x[:, :c - 6]
+        check_permute_into_view(part, (0, 2, 3, 1), buf, buf[:, 1:1 + h, :, 16:16 + c - 6])
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+@pytest.mark.parametrize("setting", ["0", "1"])
+def test_channels_last_of_small_grids_with_span_tiles_switched(setting):
+    # TORCH_TRANSPOSE_SPAN_TILES=1: every plan span tiles fit takes them (rows of whole vectors
+    # too); 0: none does (square, window and realign window tiles again).
+    run_file_with_switches(__file__, {"TORCH_TRANSPOSE_SPAN_TILES": setting},
+                           "test_channels_last_of_small_spatial_grids and cuda", 4)
+
+
 @pytest.mark.parametrize("dtype", [torch.uint8, torch.bfloat16, torch.float32], ids=str)
 def test_box_tiles_whose_output_lines_are_half_vectors(device, dtype):
     # The 5-D permute's layout with output lines (d0) of 30, 24 and 12 elements: on CUDA the box

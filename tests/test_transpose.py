@@ -570,3 +570,17 @@ def test_captured_in_a_cuda_graph_and_replayed_with_new_data():
         assert_bits_equal(outputs[1], narrow.t().contiguous())
         assert_bits_equal(outputs[2], five_d.permute(4, 2, 0, 3, 1).contiguous())
         assert_only_view_written(guard, out_view, square.t(), before)
+
+
+def test_byte_rows_into_wider_aligned_rows(device):
+    # A 1-byte transpose whose output rows (74 bytes) lie 112 bytes apart in a wider buffer, each
+    # starting on the 16-byte grid: every vector fits, but a bulk tensor store (the copy engine's
+    # tiles, sm_90) writes up to the next 16-byte boundary past a row's end, so on the H200 bytes
+    # 74-79 of every row were overwritten (session 41) until such plans left that kernel. Then the
+    # same into a batched channels-last view.
+    x = random_bits((74, 480), torch.uint8, device)
+    buf = poisoned((480, 112), torch.uint8, device)
+    check_permute_into_view(x, (1, 0), buf, buf[:, 16:90])
+    x = random_bits((2, 74, 16, 16), torch.uint8, device)
+    buf = poisoned((2, 16, 16, 112), torch.uint8, device)
+    check_permute_into_view(x, (0, 2, 3, 1), buf, buf[..., 16:90])

@@ -5,6 +5,8 @@
 //   Transpose plans: direct_transpose (up to 32768 elements: one thread per element),
 //                    narrow_transpose (a packed fast dim of 2..16 elements against aligned
 //                    lines; interleave_transpose when the lines are whole 16-byte vectors),
+//                    span_tile_transpose (1- and 2-byte plans whose input rows, of up to
+//                    256 elements, lie back to back without 16-byte vectors: whole rows a tile),
 //                    gather_tile_transpose (a tile over a and the output's run of b and the
 //                    dims that continue it), box_tile_transpose (both fast dims whole in a
 //                    tile with a chunk of a batch dim), flat_tile_transpose (any other fast
@@ -43,6 +45,7 @@
 #include "narrow_transpose.cuh"
 #include "realign_window_tile_transpose.cuh"
 #include "row_copy.cuh"
+#include "span_tile_transpose.cuh"
 #include "tile_transpose.cuh"
 #include "tma_byte_tile_transpose.cuh"
 #include "window_tile_transpose.cuh"
@@ -497,6 +500,36 @@ bool launch_lean_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_t 
   return true;
 }
 
+// Calls launch(std::integral_constant<int, L>) for span tiles of L = 1, 2 or 4 lines per output row.
+template <typename Launch>
+void with_span_lines(int lines, Launch&& launch) {
+  if (lines == 4) return launch(std::integral_constant<int, 4>{});
+  if (lines == 2) return launch(std::integral_constant<int, 2>{});
+  launch(std::integral_constant<int, 1>{});
+}
+
+// Span tiles (span_tile_transpose.cuh) for short input rows packed back to back; false when the
+// switch (span_tiles_by_default where unset) or the plan does not take them.
+template <typename T, int V>
+bool launch_span_tiles(const LayoutPlan& plan, const T* in, T* out, cudaStream_t stream, int sm_count) {
+  if constexpr (sizeof(T) > 8) {
+    return false;
+  } else {
+    if (!decide(span_tile_override(), span_tiles_by_default(sizeof(T), V)) ||
+        !span_tiles_fit(plan, reinterpret_cast<uintptr_t>(out)))
+      return false;
+    const int lines = span_tile_lines(FastDims::from_plan(plan).size_a);
+    with_span_lines(lines, [&](auto kLines) {
+      const SpanTileArgs args = make_span_tile_args(plan, SpanShape<sizeof(T), kLines.value>::kTileB);
+      with_bool(l2_evict_last_loads(true), [&](auto kEvictLast) {
+        launch_kernel(span_tile_transpose_kernel<T, kLines.value, kEvictLast.value>, grid_for(args.order.total, sm_count),
+                      kThreads, span_tile_smem_bytes(args.size_a, lines), stream, in, out, args);
+      });
+    });
+    return true;
+  }
+}
+
 template <typename T, int V>
 void launch_transpose(const LayoutPlan& plan, const T* in, T* out, cudaStream_t stream, int sm_count) {
   if (wants_direct_transpose(plan)) {
@@ -507,6 +540,7 @@ void launch_transpose(const LayoutPlan& plan, const T* in, T* out, cudaStream_t 
   }
   const FastDims f = FastDims::from_plan(plan);
   if (std::min(f.size_a, f.size_b) < kNarrowDim) return launch_narrow_or_flat<T>(plan, in, out, stream, sm_count);
+  if (launch_span_tiles<T, V>(plan, in, out, stream, sm_count)) return;
   // Window tiles for rows without 16-byte vectors (4- and 8-byte elements; partial vectors:
   // window_for_half_vectors says why).
   if ((V == 1 || (V < kFullVector<T> && window_for_half_vectors())) && launch_window_tile<T>(plan, in, out, stream, sm_count))

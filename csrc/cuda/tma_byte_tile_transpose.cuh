@@ -193,6 +193,10 @@ inline bool make_tma_byte_tile_args(const LayoutPlan& plan, const void* in, void
   const FastDims f = FastDims::from_plan(plan);
   const BatchIndexer batch = BatchIndexer::from_plan(plan);
   if (plan.element_bytes != 1 || plan.vector_elems < 16 || batch.rank > 1 || f.in_sa != 1 || f.out_sb != 1) return false;
+  // A bulk store clips output rows at the 16-byte boundary after size_b, not at size_b
+  // (tma_on_host.h's tma_store_box): rows ending off that grid (an `out=` view into wider rows;
+  // a fresh output's rows are then never 16-byte vectors) would get bytes past their end written.
+  if (f.size_b % 16 != 0) return false;
   const int64_t items = batch.rank == 1 ? batch.sizes[0] : 1;
   const int64_t coordinate_limit = int64_t{1} << 31;
   if (f.size_a >= coordinate_limit || f.size_b >= coordinate_limit || items >= coordinate_limit) return false;

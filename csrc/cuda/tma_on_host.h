@@ -1,7 +1,8 @@
 // tma.cuh's copies and barriers on the CPU, for the host tests (cuda_on_host.h runs a block's
 // threads as fibers). A load copies its box at once, zero-filling what lies outside the
 // tensor and applying the 128-byte swizzle the device map asks for, then completes a phase of
-// its barrier; a store copies the box back, clipped at the tensor's edges. Fences and bulk
+// its barrier; a store copies the box back, clipped at the tensor's edges (the innermost one at
+// 16-byte granularity, as the hardware does: tma_store_box). Fences and bulk
 // groups have nothing to order here.
 #pragma once
 
@@ -79,9 +80,15 @@ inline void tma_load_box_evict_last(void* dst, const TmaMap* map, uint64_t* bar,
   tma_load_box(dst, map, bar, bytes, c0, c1, c2);  // a cache policy has no meaning here
 }
 
+// A store clips rows at the 16-byte boundary after the tensor's innermost extent, not at the
+// extent itself: so the H200 did (session 41, bench/NOTES.md v44): a box stored into rows of 74
+// bytes (an `out=` view of rows 112 bytes apart) wrote bytes 74-79 of every row too.
 inline void tma_store_box(const TmaMap* map, const void* src, int c0, int c1, int c2) {
   const unsigned char* smem = static_cast<const unsigned char*>(src);
-  host_emulation::for_each_box_byte(*map, c0, c1, c2, [&](size_t s, unsigned char* g) {
+  TmaMap granular = *map;
+  const uint64_t per_16_bytes = 16 / static_cast<uint64_t>(map->element_bytes);
+  granular.sizes[0] = (map->sizes[0] + per_16_bytes - 1) / per_16_bytes * per_16_bytes;
+  host_emulation::for_each_box_byte(granular, c0, c1, c2, [&](size_t s, unsigned char* g) {
     if (g) *g = smem[s];
   });
 }

@@ -264,6 +264,7 @@ TEST(KernelsOnHost, TmaByteTiles) {
   EXPECT_FALSE(fits(permute_case({208, 144}, {1, 0}, 1), 4097));      // misaligned input base
   EXPECT_FALSE(fits(permute_case({2, 3, 64, 48}, {1, 0, 3, 2}, 1)));  // two batch dims
   EXPECT_FALSE(fits(permute_case({3, 64, 48}, {0, 2, 1}, 1, {0, 48, 1})));  // expanded batch: stride 0
+  EXPECT_FALSE(fits(into_view(permute_case({74, 480}, {1, 0}, 1), {112, 1}, 0, "rows of 74 bytes, 112 apart")));
   if (std::getenv("TORCH_TRANSPOSE_TMA_PERSISTENT") == nullptr) {
     EXPECT_TRUE(torch_transpose::wants_tma_persistent(int64_t{4096} * 4096));   // 32 MB read + written
     EXPECT_FALSE(torch_transpose::wants_tma_persistent(int64_t{8192} * 8192));  // 128 MB
@@ -277,6 +278,9 @@ TEST(KernelsOnHost, TmaByteTiles) {
     check_case(permute_case({3, 160, 304}, {0, 2, 1}, 1), sm_count);      // batches with edges
     check_case(permute_case({144, 272}, {1, 0}, 1, {400, 1}), sm_count);  // input rows 400 bytes apart
     check_case(into_view(permute_case({272, 176}, {1, 0}, 1), {320, 1}, 32, "buf[:, 32:304]"), sm_count);
+    // Output rows of 74 bytes, 112 apart: a TMA store would write up to byte 80 of each row
+    // (tma_store_box), so the plan goes to another kernel.
+    check_case(into_view(permute_case({74, 480}, {1, 0}, 1), {112, 1}, 16, "buf[:, 16:90] of rows of 112"), sm_count);
   }
 }
 
@@ -488,6 +492,55 @@ TEST(KernelsOnHost, RealignWindowTiles) {
       check_case(c);
     }
   }
+}
+
+// Span tiles (input rows of up to kSpanMaxRowElems packed back to back; ctest's forced run sends
+// every plan that fits to them, the rule run 1- and 2-byte ones whose rows are not whole 16-byte vectors, the
+// first and fallback runs none): NCHW -> NHWC at ResNet's and ViT's small spatial grids, the
+// input's base off the 16-byte grid (ragged span ends, element by element), output rows cut by
+// the last tile along b (a vector cut in two), tiles of 4, 2 and 1 lines of each output row (rows
+// of up to 80, 160 and 256 elements), the longest rows taken, rows of 32 (the shortest
+// past the narrow kernels), an expanded batch, several batch dims, and `out=` views.
+TEST(KernelsOnHost, SpanTiles) {
+  for (int e : {1, 2, 4, 8}) {
+    const std::vector<Case> cases = {
+        permute_case({12, 80, 7, 7}, {0, 2, 3, 1}, e),         // rows of 49; 80 channels: a part tile
+        permute_case({2, 1040, 7, 7}, {0, 2, 3, 1}, e, {}, 1),  // tiles of 4 lines, the last a part one
+        permute_case({2, 608, 10, 10}, {0, 2, 3, 1}, e, {}, 2),  // tiles of 2 lines
+        permute_case({5, 144, 7, 7}, {0, 2, 3, 1}, e, {}, 3),  // and a base off the grid
+        permute_case({2, 208, 14, 14}, {0, 2, 3, 1}, e, {}, 1),
+        permute_case({2, 80, 16, 16}, {0, 2, 3, 1}, e, {}, 5),  // rows of 256, the longest taken
+        permute_case({30, 48, 32}, {0, 2, 1}, e, {}, 7),        // rows of 32
+        permute_case({3, 256, 40}, {0, 2, 1}, e, {0, 40, 1}, 1),  // expanded batch: every item the same
+        permute_case({2, 3, 48, 6, 7}, {0, 1, 3, 4, 2}, e, {}, 2),
+        // output rows padded past the channels: the last vector of a row cut by the tile's end
+        into_view(permute_case({130, 50}, {1, 0}, e), {160, 1}, 2 * 160, "buf[2:, :130] of rows of 160"),
+        into_view(permute_case({3, 70, 45}, {0, 2, 1}, e, {}, 9), {45 * 112, 112, 1}, 16, "buf[:, :, 16:86]"),
+    };
+    for (const Case& c : cases) {
+      const uintptr_t out_address = 4096 + c.out_offset * e;
+      EXPECT_TRUE(torch_transpose::span_tiles_fit(plan_of(c, 4096 + c.in_offset * e, out_address), out_address)) << c.name;
+      check_case(c);
+    }
+  }
+}
+
+// Plans span tiles refuse: rows longer than kSpanMaxRowElems, rows not packed (a sliced input),
+// a strided input fast dim, output rows off the 16-byte grid (a row stride or a base), and
+// 16-byte elements.
+TEST(KernelsOnHost, SpanTilePlans) {
+  const auto fits = [](const Case& c) {
+    const uintptr_t out_address = 4096 + c.out_offset * c.element_bytes;
+    return torch_transpose::span_tiles_fit(plan_of(c, 4096 + c.in_offset * c.element_bytes, out_address), out_address);
+  };
+  EXPECT_TRUE(fits(permute_case({8, 64, 257}, {0, 2, 1}, 2, {}, 0)) == false);
+  EXPECT_TRUE(fits(permute_case({8, 64, 256}, {0, 2, 1}, 2)));
+  EXPECT_FALSE(fits(permute_case({8, 64, 49}, {0, 2, 1}, 2, {64 * 52, 52, 1})));   // x[..., :49] of rows of 52
+  EXPECT_FALSE(fits(permute_case({8, 64, 49}, {0, 2, 1}, 2, {64 * 98, 98, 2})));   // x[..., ::2]
+  EXPECT_FALSE(fits(into_view(permute_case({130, 50}, {1, 0}, 2), {132, 1}, 0, "rows of 132")));
+  EXPECT_FALSE(fits(into_view(permute_case({130, 50}, {1, 0}, 2), {160, 1}, 4, "buf[:, 4:134]")));
+  EXPECT_FALSE(fits(permute_case({8, 64, 49}, {0, 2, 1}, 16)));
+  for (int e : kWidths) check_case(permute_case({8, 64, 49}, {0, 2, 1}, e, {64 * 52, 52, 1}));  // the refused route
 }
 
 TEST(KernelsOnHost, FlatTilesDenseAndLineWalks) {

@@ -1,0 +1,213 @@
+// Span tiles: transposes whose input rows are short (at most kSpanMaxRowElems elements along a)
+// and packed back to back (in_sb == size_a), as an NCHW activation with a small H x W becomes
+// NHWC: ResNet's last stage (2048 channels of 7 x 7), ViT-B's patch grid (768 of 14 x 14).
+//
+// Why: the square and realign window tiles cover a in tiles of 64-128 elements, so a fast dim of
+// 49 left most of each tile idle, and rows of 98 or 392 bytes start off the 16-byte grid, so their
+// loads were narrow. H200 (bench/results/h200-models.md, session 40): bf16 128x2048x7x7 -> NHWC
+// 0.61 of copy, fp16 64x768x14x14 0.71. Here 0.85 (span_tiles_by_default has the A/B); still
+// short of copy. ncu, one launch (bf16 128x2048x7x7): DRAM at 37-43% of peak, the reads at about
+// 1.6 TB/s: a block loads its span, waits, then stores, with at most 8 blocks (50-200 KB) per SM
+// in flight. Next step: overlap a block's stores with its next tile's loads (two buffers).
+//
+// A tile here is every element of kTileB consecutive input rows (b0 .. b0 + kTileB - 1): one
+// contiguous span of nb * size_a elements, whatever size_a is.
+// * Load: the span is read as the 16-byte-aligned chunks inside it, each with one vector load,
+//   into shared memory at its own offset from the 16-byte grid (`head` elements), so the shared
+//   copy is the span byte for byte. The at most kV - 1 elements before the first whole chunk and
+//   after the last one go element by element: nothing outside the span is read.
+// * Store: output row a of the tile is kTileB elements (128 bytes) from b0; each thread gathers
+//   one 16-byte vector of it (kV elements, size_a apart in shared memory) and stores it whole.
+//   Lanes go in pairs along b (one whole 32-byte sector per pair) and 16 pairs along a: with
+//   size_a apart elements along a pair's neighbours, that keeps a warp's shared reads at about
+//   1.4 wavefronts each on average over size_a in 32..320, at most 2.25 (one lane per vector
+//   along a: 1.06, but every store a half sector; a whole line of eight vectors per row: up to
+//   eight-way conflicts when size_a is a multiple of 8).
+// Output rows must allow 16-byte stores: out_sb == 1, the base, out_sa and the batch strides on
+// the 16-byte grid (span_tiles_fit). The last tile along b may be partial: its vectors past nb
+// are skipped, and a vector that nb cuts goes element by element.
+#pragma once
+
+#include <algorithm>
+
+#include "../env_switch.h"
+#include "cuda_common.cuh"
+#include "tile_order.cuh"
+
+namespace torch_transpose {
+
+// TORCH_TRANSPOSE_SPAN_TILES: 1 = every plan the kernel fits (tests, A/B runs), 0 = none, unset =
+// span_tiles_by_default.
+inline Override span_tile_override() {
+  static const Override setting = env_override("TORCH_TRANSPOSE_SPAN_TILES");
+  return setting;
+}
+
+// Input rows of up to this many elements: a tile's span then takes at most 128 x 256 bytes (32 KB)
+// of shared memory (one line per row), below the 48 KB a launch gets without opting in.
+constexpr int64_t kSpanMaxRowElems = 256;
+
+// kLines 128-byte lines of each output row per tile (1, 2 or 4: span_tile_lines picks the most
+// whose span fits kSpanMaxBytes), so that short rows still give a block a span of 12-40 KB to
+// have in flight.
+template <int E, int kLines> struct SpanShape {
+  static_assert(E == 1 || E == 2 || E == 4 || E == 8, "span tiles are built for 1- to 8-byte elements");
+  static_assert(kLines == 1 || kLines == 2 || kLines == 4, "1, 2 or 4 lines per output row");
+  static constexpr int kTileB = kLines * 128 / E;     // input rows per tile
+  static constexpr int kV = 16 / E;                   // elements per 16-byte vector
+  static constexpr int kVectorsPerRow = kTileB / kV;  // 8 per line
+};
+
+// A tile's span of kLines x 128 bytes per input row is at most this.
+constexpr int64_t kSpanMaxBytes = 40 * 1024;
+
+// TORCH_TRANSPOSE_SPAN_LINES=1, 2 or 4 sets the lines per output row wherever the span fits
+// kSpanMaxBytes (A/B runs); unset or 0, the most that fit.
+inline int span_tile_lines(int64_t size_a) {
+  static const long long forced = env_int_in_range("TORCH_TRANSPOSE_SPAN_LINES", 0, 4, 0);
+  const int most = 512 * size_a <= kSpanMaxBytes ? 4 : 256 * size_a <= kSpanMaxBytes ? 2 : 1;
+  return forced == 1 || forced == 2 || forced == 4 ? std::min(static_cast<int>(forced), most) : most;
+}
+
+// The span tile kernel's arguments: the tile walk (one tile along a), and size_a as a divisor.
+struct SpanTileArgs : SquareTileArgs {
+  FastDivmod by_size_a;
+};
+
+// Shared memory of one tile: the span's chunks, one more for the head's offset from the grid.
+inline size_t span_tile_smem_bytes(int64_t size_a, int lines) {
+  return static_cast<size_t>(ceil_div(lines * 128 * size_a, 16) + 1) * 16;
+}
+
+// Whether the plan fits span tiles: unit-stride fast dims, input rows of at most
+// kSpanMaxRowElems packed back to back, and output rows (and the output's base and batch
+// strides) on the 16-byte grid. In-tile offsets stay below 2^31 by the row cap (a span is at
+// most kSpanMaxBytes; FastDivmod divides vector indices below 16 x kSpanMaxRowElems); batch offsets and
+// output rows are 64-bit, and the tile walk takes 64-bit division where it needs it.
+inline bool span_tiles_fit(const LayoutPlan& plan, uintptr_t out_address) {
+  if (plan.kind != PlanKind::Transpose || plan.element_bytes > 8) return false;
+  const FastDims f = FastDims::from_plan(plan);
+  const int64_t v = 16 / plan.element_bytes;
+  return f.in_sa == 1 && f.out_sb == 1 && f.in_sb == f.size_a && f.size_a >= 1 && f.size_a <= kSpanMaxRowElems &&
+         f.out_sa % v == 0 && out_address % 16 == 0 && plan.batch_strides_multiple_of(plan.out_strides, v);
+}
+
+// Which plans take span tiles unless the switch says otherwise: 1- and 2-byte plans whose input
+// rows are not whole 16-byte vectors. H200, same-call A/B by GPU time, ratio to copy, two rounds,
+// switch off -> rule (bench/NOTES.md v44, results/h200-ab-session41.md): bf16 128x2048x7x7
+// 0.60 -> 0.85, fp16 64x768x14x14 0.71-0.75 -> 0.84-0.87, bf16 128x512x14x14 0.72 -> 0.83,
+// fp16 256x384x10x10 0.72 -> 0.84, int8 128x2048x7x7 0.45 -> 0.59-0.63. 4-byte plans lost
+// to window tiles (fp32 128x2048x7x7 1.00 -> 0.90, fp32 1000000x37 0.96 -> 0.92), and every
+// plan of whole vectors lost when forced (bf16 128x1024x8x8 1.04 -> 0.79, fp32 64x768x14x14
+// 0.94 -> 0.85, bf16 K transposed 8x32x4096x128 0.966 -> 0.935).
+inline bool span_tiles_by_default(int element_bytes, int vector_elems) {
+  return element_bytes <= 2 && vector_elems * element_bytes < 16;
+}
+
+inline SpanTileArgs make_span_tile_args(const LayoutPlan& plan, int tile_b) {
+  SpanTileArgs args;
+  static_cast<SquareTileArgs&>(args) = SquareTileArgs::make_rect(plan, FastDims::from_plan(plan).size_a, tile_b, 0);
+  args.by_size_a = FastDivmod(static_cast<uint32_t>(args.size_a));
+  return args;
+}
+
+// A 16-byte copy from global to shared memory that needs no register: the SM's asynchronous copy
+// (cp.async, LDGSTS). A block thus has its whole span in flight at once, where loads into
+// registers stopped at a few per thread: H200, the first version loaded 4 vectors per thread
+// per batch (57 registers, 4 blocks per SM) and ran fp32 128x2048x7x7 at 0.75 of copy, where
+// window tiles reach 1.0 (bench/NOTES.md v44).
+template <bool kEvictLast>
+__device__ __forceinline__ void copy_chunk_async(uint4* shared_dst, const uint4* src) {
+#if defined(TORCH_TRANSPOSE_CUDA_ON_HOST)
+  *shared_dst = *src;
+#else
+  const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(shared_dst));
+  if constexpr (kEvictLast) {
+    uint64_t policy;
+    asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+    asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "l"(policy) : "memory");
+  } else {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src) : "memory");
+  }
+#endif
+}
+
+// Waits for this thread's asynchronous copies; a barrier after it makes every thread's visible.
+__device__ __forceinline__ void wait_chunk_copies() {
+#if !defined(TORCH_TRANSPOSE_CUDA_ON_HOST)
+  asm volatile("cp.async.wait_all;" ::: "memory");
+#endif
+}
+
+// Loads the tile's span, elements [0, len) from `span`, into `chunks` so that element j sits at
+// element head + j of the shared buffer (head: the span's offset from the 16-byte grid).
+template <typename T, bool kEvictLast>
+__device__ __forceinline__ void load_span(const T* span, int len, int head, uint4* chunks) {
+  constexpr int kV = 16 / static_cast<int>(sizeof(T));
+  const uint4* grid = reinterpret_cast<const uint4*>(span - head);  // the span's first chunk, aligned
+  const int q_lo = head > 0 ? 1 : 0;                                // whole chunks: [q_lo, q_hi)
+  const int q_hi = (head + len) / kV;
+  for (int q = q_lo + static_cast<int>(threadIdx.x); q < q_hi; q += kThreads) copy_chunk_async<kEvictLast>(chunks + q, grid + q);
+  // The ragged ends: elements [0, first_whole) before the first whole chunk and
+  // [last_whole, len) after the last, each fewer than kV; threads 0 .. kV - 1 take the first,
+  // kV .. 2 kV - 1 the second.
+  T* elements = reinterpret_cast<T*>(chunks) + head;
+  const int first_whole = min(len, q_lo * kV - head);
+  const int last_whole = max(first_whole, q_hi * kV - head);
+  const int t = static_cast<int>(threadIdx.x);
+  const int j = t < kV ? t : last_whole + (t - kV);
+  if (t < 2 * kV && (t < kV ? j < first_whole : j < len)) elements[j] = span[j];
+  wait_chunk_copies();
+}
+
+// One span tile: input rows b0 .. b0 + nb - 1 (all of a) of the batch item at `src`, into output
+// rows 0 .. size_a - 1 of the item at `dst`, elements b0 .. b0 + nb - 1 of each.
+template <typename T, int kLines, bool kEvictLast>
+__device__ __forceinline__ void span_tile(const T* __restrict__ src, T* __restrict__ dst, int64_t b0, int nb,
+                                          const SpanTileArgs& args, uint4* chunks) {
+  using Shape = SpanShape<sizeof(T), kLines>;
+  constexpr int kV = Shape::kV;
+  const int size_a = static_cast<int>(args.size_a);
+  const T* span = src + b0 * size_a;
+  const int head = static_cast<int>((reinterpret_cast<uintptr_t>(span) % 16) / sizeof(T));
+  load_span<T, kEvictLast>(span, nb * size_a, head, chunks);
+  __syncthreads();
+
+  const T* elements = reinterpret_cast<const T*>(chunks) + head;  // element (b - b0) * size_a + a
+  const int vectors_here = (nb + kV - 1) / kV;                    // vectors per output row in this tile
+  const int total = size_a * Shape::kVectorsPerRow;
+  for (int v = static_cast<int>(threadIdx.x); v < total; v += kThreads) {
+    // v -> (pair, a, side): pairs of vectors along b outermost, a, then the pair's two sides.
+    uint32_t pair, a;
+    args.by_size_a.divmod(static_cast<uint32_t>(v >> 1), pair, a);
+    const int g = static_cast<int>(pair) * 2 + (v & 1);  // vector g of output row a: elements g kV .. g kV + kV - 1
+    if (g >= vectors_here) continue;
+    const T* column = elements + g * kV * size_a + static_cast<int>(a);
+    T* row = dst + static_cast<int64_t>(a) * args.out_sa + b0 + g * kV;
+    if ((g + 1) * kV <= nb) {
+      Vec<T, kV> out;
+#pragma unroll
+      for (int k = 0; k < kV; ++k) out.v[k] = column[k * size_a];
+      // Through __stwb: see store_window_rows (a plain assignment came out as element stores).
+      __stwb(reinterpret_cast<uint4*>(row), *reinterpret_cast<const uint4*>(&out));
+    } else {  // the tile's last vector, cut by nb
+      for (int k = 0; g * kV + k < nb; ++k) row[k] = column[k * size_a];
+    }
+  }
+}
+
+template <typename T, int kLines, bool kEvictLast>
+__global__ void __launch_bounds__(kThreads) span_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out,
+                                                                      const SpanTileArgs args) {
+  constexpr int kTileB = SpanShape<sizeof(T), kLines>::kTileB;
+  uint4* chunks = reinterpret_cast<uint4*>(dynamic_smem());
+  for (int64_t t = blockIdx.x; t < args.order.total; t += gridDim.x) {
+    const TileSpot spot = args.locate(t);
+    const int64_t b0 = spot.tb * kTileB;
+    const int nb = static_cast<int>(min(static_cast<int64_t>(kTileB), args.size_b - b0));
+    span_tile<T, kLines, kEvictLast>(in + spot.in_off, out + spot.out_off, b0, nb, args, chunks);
+    __syncthreads();  // the next tile reuses the shared buffer
+  }
+}
+
+}  // namespace torch_transpose
