@@ -8,7 +8,9 @@
 // 0.61 of copy, fp16 64x768x14x14 0.71. Here 0.85 (span_tiles_by_default has the A/B); still
 // short of copy. ncu, one launch (bf16 128x2048x7x7): DRAM at 37-43% of peak, the reads at about
 // 1.6 TB/s: a block loads its span, waits, then stores, with at most 8 blocks (50-200 KB) per SM
-// in flight. Next step: overlap a block's stores with its next tile's loads (two buffers).
+// in flight. span_tile_pipeline_kernel overlaps a block's stores with its next tile's loads (two
+// buffers, a persistent grid); it is off by default until a GPU has timed it
+// (span_tile_pipeline_enabled).
 //
 // A tile here is every element of kTileB consecutive input rows (b0 .. b0 + kTileB - 1): one
 // contiguous span of nb * size_a elements, whatever size_a is.
@@ -43,6 +45,14 @@ inline Override span_tile_override() {
   return setting;
 }
 
+// TORCH_TRANSPOSE_SPAN_PIPELINE=1 gives span tile plans the pipelined kernel (two buffers, a
+// persistent grid) instead of the one-buffer kernel. Off by default: built in session 41 and
+// checked by host emulation, but no GPU was to be had to run or time it (bench/NOTES.md v44).
+inline bool span_tile_pipeline_enabled() {
+  static const bool on = decide(env_override("TORCH_TRANSPOSE_SPAN_PIPELINE"), false);
+  return on;
+}
+
 // Input rows of up to this many elements: a tile's span then takes at most 128 x 256 bytes (32 KB)
 // of shared memory (one line per row), below the 48 KB a launch gets without opting in.
 constexpr int64_t kSpanMaxRowElems = 256;
@@ -58,14 +68,16 @@ template <int E, int kLines> struct SpanShape {
   static constexpr int kVectorsPerRow = kTileB / kV;  // 8 per line
 };
 
-// A tile's span of kLines x 128 bytes per input row is at most this.
-constexpr int64_t kSpanMaxBytes = 40 * 1024;
+// A tile's span of kLines x 128 bytes per input row is at most this: in the one-buffer kernel, and
+// in each of the pipelined kernel's two buffers (where a block holds one span in flight while it
+// stores the other, and more blocks fit an SM).
+constexpr int64_t kSpanMaxBytes = 40 * 1024, kSpanPipelineMaxBytes = 16 * 1024;
 
 // TORCH_TRANSPOSE_SPAN_LINES=1, 2 or 4 sets the lines per output row wherever the span fits
-// kSpanMaxBytes (A/B runs); unset or 0, the most that fit.
-inline int span_tile_lines(int64_t size_a) {
+// max_bytes (A/B runs); unset or 0, the most that fit.
+inline int span_tile_lines(int64_t size_a, int64_t max_bytes) {
   static const long long forced = env_int_in_range("TORCH_TRANSPOSE_SPAN_LINES", 0, 4, 0);
-  const int most = 512 * size_a <= kSpanMaxBytes ? 4 : 256 * size_a <= kSpanMaxBytes ? 2 : 1;
+  const int most = 512 * size_a <= max_bytes ? 4 : 256 * size_a <= max_bytes ? 2 : 1;
   return forced == 1 || forced == 2 || forced == 4 ? std::min(static_cast<int>(forced), most) : most;
 }
 
@@ -78,6 +90,10 @@ struct SpanTileArgs : SquareTileArgs {
 inline size_t span_tile_smem_bytes(int64_t size_a, int lines) {
   return static_cast<size_t>(ceil_div(lines * 128 * size_a, 16) + 1) * 16;
 }
+
+// The pipelined kernel's two buffers at most (one line of the longest rows each), above the 48 KB
+// a launch gets without opting in.
+constexpr size_t kSpanPipelineMaxSmem = 2 * (kSpanMaxRowElems * 128 + 16);
 
 // Whether the plan fits span tiles: unit-stride fast dims, input rows of at most
 // kSpanMaxRowElems packed back to back, and output rows (and the output's base and batch
@@ -132,49 +148,93 @@ __device__ __forceinline__ void copy_chunk_async(uint4* shared_dst, const uint4*
 #endif
 }
 
-// Waits for this thread's asynchronous copies; a barrier after it makes every thread's visible.
-__device__ __forceinline__ void wait_chunk_copies() {
+// Closes this thread's group of asynchronous copies issued since the last one.
+__device__ __forceinline__ void commit_chunk_copies() {
 #if !defined(TORCH_TRANSPOSE_CUDA_ON_HOST)
-  asm volatile("cp.async.wait_all;" ::: "memory");
+  asm volatile("cp.async.commit_group;" ::: "memory");
 #endif
 }
 
-// Loads the tile's span, elements [0, len) from `span`, into `chunks` so that element j sits at
-// element head + j of the shared buffer (head: the span's offset from the 16-byte grid).
-template <typename T, bool kEvictLast>
-__device__ __forceinline__ void load_span(const T* span, int len, int head, uint4* chunks) {
-  constexpr int kV = 16 / static_cast<int>(sizeof(T));
-  const uint4* grid = reinterpret_cast<const uint4*>(span - head);  // the span's first chunk, aligned
-  const int q_lo = head > 0 ? 1 : 0;                                // whole chunks: [q_lo, q_hi)
-  const int q_hi = (head + len) / kV;
-  for (int q = q_lo + static_cast<int>(threadIdx.x); q < q_hi; q += kThreads) copy_chunk_async<kEvictLast>(chunks + q, grid + q);
-  // The ragged ends: elements [0, first_whole) before the first whole chunk and
-  // [last_whole, len) after the last, each fewer than kV; threads 0 .. kV - 1 take the first,
-  // kV .. 2 kV - 1 the second.
-  T* elements = reinterpret_cast<T*>(chunks) + head;
-  const int first_whole = min(len, q_lo * kV - head);
-  const int last_whole = max(first_whole, q_hi * kV - head);
-  const int t = static_cast<int>(threadIdx.x);
-  const int j = t < kV ? t : last_whole + (t - kV);
-  if (t < 2 * kV && (t < kV ? j < first_whole : j < len)) elements[j] = span[j];
-  wait_chunk_copies();
+// Waits for this thread's groups of asynchronous copies but the newest kPending; a barrier after
+// it makes every thread's visible.
+template <int kPending>
+__device__ __forceinline__ void wait_chunk_copies() {
+#if !defined(TORCH_TRANSPOSE_CUDA_ON_HOST)
+  asm volatile("cp.async.wait_group %0;" ::"n"(kPending) : "memory");
+#endif
 }
 
-// One span tile: input rows b0 .. b0 + nb - 1 (all of a) of the batch item at `src`, into output
-// rows 0 .. size_a - 1 of the item at `dst`, elements b0 .. b0 + nb - 1 of each.
-template <typename T, int kLines, bool kEvictLast>
-__device__ __forceinline__ void span_tile(const T* __restrict__ src, T* __restrict__ dst, int64_t b0, int nb,
-                                          const SpanTileArgs& args, uint4* chunks) {
+// Where one tile lies: its span (input rows b0 .. b0 + nb - 1, all of a, of one batch item), that
+// item's output, and the span's offset from the 16-byte grid in elements.
+template <typename T> struct SpanTileAt {
+  const T* span;
+  T* dst;
+  int64_t b0;
+  int nb, head;
+};
+
+template <typename T, int kTileB>
+__device__ __forceinline__ SpanTileAt<T> span_tile_at(const T* in, T* out, const SpanTileArgs& args, int64_t t) {
+  const TileSpot spot = args.locate(t);
+  SpanTileAt<T> at;
+  at.b0 = spot.tb * kTileB;
+  at.nb = static_cast<int>(min(static_cast<int64_t>(kTileB), args.size_b - at.b0));
+  at.span = in + spot.in_off + at.b0 * args.size_a;
+  at.dst = out + spot.out_off;
+  at.head = static_cast<int>((reinterpret_cast<uintptr_t>(at.span) % 16) / sizeof(T));
+  return at;
+}
+
+// The span's whole 16-byte chunks, issued as asynchronous copies into `chunks` so that span
+// element j lands at element head + j of the buffer; the ragged ends are load_ragged's.
+template <typename T, bool kEvictLast>
+__device__ __forceinline__ void load_span_chunks(const SpanTileAt<T>& at, int len, uint4* chunks) {
+  constexpr int kV = 16 / static_cast<int>(sizeof(T));
+  const uint4* grid = reinterpret_cast<const uint4*>(at.span - at.head);  // the span's first chunk, aligned
+  const int q_lo = at.head > 0 ? 1 : 0;                                   // whole chunks: [q_lo, q_hi)
+  const int q_hi = (at.head + len) / kV;
+  for (int q = q_lo + static_cast<int>(threadIdx.x); q < q_hi; q += kThreads) copy_chunk_async<kEvictLast>(chunks + q, grid + q);
+}
+
+// One element of the span's ragged ends, held in a register between its load and its shared store.
+template <typename T> struct RaggedElement {
+  T value;
+  int j = -1;  // its index in the span; -1: this thread has none
+};
+
+// The ragged ends: elements [0, first_whole) before the first whole chunk and [last_whole, len)
+// after the last, each fewer than kV; threads 0 .. kV - 1 load the first, kV .. 2 kV - 1 the
+// second.
+template <typename T>
+__device__ __forceinline__ RaggedElement<T> load_ragged(const SpanTileAt<T>& at, int len) {
+  constexpr int kV = 16 / static_cast<int>(sizeof(T));
+  const int q_lo = at.head > 0 ? 1 : 0, q_hi = (at.head + len) / kV;
+  const int first_whole = min(len, q_lo * kV - at.head);
+  const int last_whole = max(first_whole, q_hi * kV - at.head);
+  const int t = static_cast<int>(threadIdx.x);
+  const int j = t < kV ? t : last_whole + (t - kV);
+  RaggedElement<T> r;
+  if (t < 2 * kV && (t < kV ? j < first_whole : j < len)) {
+    r.value = at.span[j];
+    r.j = j;
+  }
+  return r;
+}
+
+template <typename T>
+__device__ __forceinline__ void store_ragged(const RaggedElement<T>& r, int head, uint4* chunks) {
+  if (r.j >= 0) reinterpret_cast<T*>(chunks)[head + r.j] = r.value;
+}
+
+// Stores the tile in `chunks` (the span, loaded): each thread gathers 16-byte vectors of output
+// rows, kV elements size_a apart in shared memory, and stores them whole.
+template <typename T, int kLines>
+__device__ __forceinline__ void store_span_tile(const SpanTileAt<T>& at, const SpanTileArgs& args, const uint4* chunks) {
   using Shape = SpanShape<sizeof(T), kLines>;
   constexpr int kV = Shape::kV;
   const int size_a = static_cast<int>(args.size_a);
-  const T* span = src + b0 * size_a;
-  const int head = static_cast<int>((reinterpret_cast<uintptr_t>(span) % 16) / sizeof(T));
-  load_span<T, kEvictLast>(span, nb * size_a, head, chunks);
-  __syncthreads();
-
-  const T* elements = reinterpret_cast<const T*>(chunks) + head;  // element (b - b0) * size_a + a
-  const int vectors_here = (nb + kV - 1) / kV;                    // vectors per output row in this tile
+  const T* elements = reinterpret_cast<const T*>(chunks) + at.head;  // element (b - b0) * size_a + a
+  const int vectors_here = (at.nb + kV - 1) / kV;                    // vectors per output row in this tile
   const int total = size_a * Shape::kVectorsPerRow;
   for (int v = static_cast<int>(threadIdx.x); v < total; v += kThreads) {
     // v -> (pair, a, side): pairs of vectors along b outermost, a, then the pair's two sides.
@@ -183,30 +243,81 @@ __device__ __forceinline__ void span_tile(const T* __restrict__ src, T* __restri
     const int g = static_cast<int>(pair) * 2 + (v & 1);  // vector g of output row a: elements g kV .. g kV + kV - 1
     if (g >= vectors_here) continue;
     const T* column = elements + g * kV * size_a + static_cast<int>(a);
-    T* row = dst + static_cast<int64_t>(a) * args.out_sa + b0 + g * kV;
-    if ((g + 1) * kV <= nb) {
+    T* row = at.dst + static_cast<int64_t>(a) * args.out_sa + at.b0 + g * kV;
+    if ((g + 1) * kV <= at.nb) {
       Vec<T, kV> out;
 #pragma unroll
       for (int k = 0; k < kV; ++k) out.v[k] = column[k * size_a];
       // Through __stwb: see store_window_rows (a plain assignment came out as element stores).
       __stwb(reinterpret_cast<uint4*>(row), *reinterpret_cast<const uint4*>(&out));
     } else {  // the tile's last vector, cut by nb
-      for (int k = 0; g * kV + k < nb; ++k) row[k] = column[k * size_a];
+      for (int k = 0; g * kV + k < at.nb; ++k) row[k] = column[k * size_a];
     }
   }
 }
 
+// One buffer: a block loads its tile's span, waits for it, stores the tile, and takes the next
+// tile a grid away (one tile per block unless the grid is capped).
 template <typename T, int kLines, bool kEvictLast>
 __global__ void __launch_bounds__(kThreads) span_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out,
                                                                       const SpanTileArgs args) {
   constexpr int kTileB = SpanShape<sizeof(T), kLines>::kTileB;
   uint4* chunks = reinterpret_cast<uint4*>(dynamic_smem());
+  const int size_a = static_cast<int>(args.size_a);
   for (int64_t t = blockIdx.x; t < args.order.total; t += gridDim.x) {
-    const TileSpot spot = args.locate(t);
-    const int64_t b0 = spot.tb * kTileB;
-    const int nb = static_cast<int>(min(static_cast<int64_t>(kTileB), args.size_b - b0));
-    span_tile<T, kLines, kEvictLast>(in + spot.in_off, out + spot.out_off, b0, nb, args, chunks);
+    const SpanTileAt<T> at = span_tile_at<T, kTileB>(in, out, args, t);
+    load_span_chunks<T, kEvictLast>(at, at.nb * size_a, chunks);
+    commit_chunk_copies();
+    store_ragged(load_ragged(at, at.nb * size_a), at.head, chunks);
+    wait_chunk_copies<0>();
+    __syncthreads();
+    store_span_tile<T, kLines>(at, args, chunks);
     __syncthreads();  // the next tile reuses the shared buffer
+  }
+}
+
+// Two buffers: a block walks tiles a grid apart (a grid of as many blocks as fit the SMs), and
+// while it stores tile i from one buffer, tile i + 1's span is loading into the other, so that a
+// block's reads and writes overlap (the one-buffer kernel reads its whole span before its first
+// store: ncu put its reads at 1.6 TB/s, bench/NOTES.md v44). The ragged ends of tile i + 1 are
+// loaded into registers before tile i's stores and written to shared memory after them.
+// Launch bounds of 8 blocks (32 registers): its grid counts on every block being resident (the
+// launcher sizes it by shared memory alone); ptxas gave it 40 registers, 6 blocks, without them.
+template <typename T, int kLines, bool kEvictLast>
+__global__ void __launch_bounds__(kThreads, 2048 / kThreads) span_tile_pipeline_kernel(const T* __restrict__ in, T* __restrict__ out,
+                                                                     const SpanTileArgs args, int buffer_chunks) {
+  constexpr int kTileB = SpanShape<sizeof(T), kLines>::kTileB;
+  uint4* buffers = reinterpret_cast<uint4*>(dynamic_smem());
+  const int size_a = static_cast<int>(args.size_a);
+  int64_t t = blockIdx.x;
+  if (t >= args.order.total) return;
+  SpanTileAt<T> here = span_tile_at<T, kTileB>(in, out, args, t);
+  load_span_chunks<T, kEvictLast>(here, here.nb * size_a, buffers);
+  commit_chunk_copies();
+  store_ragged(load_ragged(here, here.nb * size_a), here.head, buffers);
+  for (int i = 0;; ++i) {
+    uint4* chunks = buffers + (i & 1) * buffer_chunks;
+    uint4* next_chunks = buffers + ((i + 1) & 1) * buffer_chunks;
+    const int64_t next_t = t + gridDim.x;
+    const bool more = next_t < args.order.total;
+    SpanTileAt<T> next = here;
+    RaggedElement<T> ragged;
+    if (more) {
+      next = span_tile_at<T, kTileB>(in, out, args, next_t);
+      load_span_chunks<T, kEvictLast>(next, next.nb * size_a, next_chunks);
+      commit_chunk_copies();
+      ragged = load_ragged(next, next.nb * size_a);
+      wait_chunk_copies<1>();  // tile i's group; tile i + 1's stays in flight
+    } else {
+      wait_chunk_copies<0>();
+    }
+    __syncthreads();
+    store_span_tile<T, kLines>(here, args, chunks);
+    store_ragged(ragged, next.head, next_chunks);
+    __syncthreads();  // tile i + 1's buffer complete; tile i's free for tile i + 2
+    if (!more) break;
+    here = next;
+    t = next_t;
   }
 }
 
