@@ -9,8 +9,8 @@
 // short of copy. ncu, one launch (bf16 128x2048x7x7): DRAM at 37-43% of peak, the reads at about
 // 1.6 TB/s: a block loads its span, waits, then stores, with at most 8 blocks (50-200 KB) per SM
 // in flight. span_tile_pipeline_kernel overlaps a block's stores with its next tile's loads (two
-// buffers, a persistent grid); it is off by default until a GPU has timed it
-// (span_tile_pipeline_enabled).
+// buffers, a persistent grid), and was level or lost (span_tile_pipeline_enabled): what holds
+// these tiles near 0.85 is still open.
 //
 // A tile here is every element of kTileB consecutive input rows (b0 .. b0 + kTileB - 1): one
 // contiguous span of nb * size_a elements, whatever size_a is.
@@ -46,8 +46,10 @@ inline Override span_tile_override() {
 }
 
 // TORCH_TRANSPOSE_SPAN_PIPELINE=1 gives span tile plans the pipelined kernel (two buffers, a
-// persistent grid) instead of the one-buffer kernel. Off by default: built in session 41 and
-// checked by host emulation, but no GPU was to be had to run or time it (bench/NOTES.md v44).
+// persistent grid) instead of the one-buffer kernel. Off: H200, same-call A/B by GPU time, two
+// rounds, one buffer -> pipelined (bench/NOTES.md v44): bf16 128x2048x7x7 0.865-0.868 ->
+// 0.860-0.866, fp16 64x768x14x14 0.849-0.853 -> 0.749, fp16 256x384x10x10 0.832-0.846 ->
+// 0.810-0.817, int8 128x2048x7x7 0.593-0.595 -> 0.620-0.622.
 inline bool span_tile_pipeline_enabled() {
   static const bool on = decide(env_override("TORCH_TRANSPOSE_SPAN_PIPELINE"), false);
   return on;
