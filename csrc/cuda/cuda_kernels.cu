@@ -520,8 +520,9 @@ bool span_pipeline_ready() {
 }
 
 // Span tiles (span_tile_transpose.cuh) for short input rows packed back to back; false when the
-// switch (span_tiles_by_default where unset) or the plan does not take them. The pipelined
-// kernel unless its switch is off or the device refuses its shared memory.
+// switch (span_tiles_by_default where unset) or the plan does not take them. The one-buffer
+// kernel, or the pipelined one where its switch asks for it and the device grants its shared
+// memory (span_tile_pipeline_enabled has the A/B that keeps it off).
 template <typename T, int V>
 bool launch_span_tiles(const LayoutPlan& plan, const T* in, T* out, cudaStream_t stream, int sm_count) {
   if constexpr (sizeof(T) > 8) {
