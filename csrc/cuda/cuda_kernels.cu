@@ -508,21 +508,8 @@ void with_span_lines(int lines, Launch&& launch) {
   launch(std::integral_constant<int, 1>{});
 }
 
-// Whether the pipelined span tile kernel of these parameters may take kSpanPipelineMaxSmem of
-// shared memory on the current device (asked once per device).
-template <typename T, int kLines, bool kEvictLast>
-bool span_pipeline_ready() {
-  static PerDeviceAnswer ready;
-  return ready.get([](int) {
-    return cudaFuncSetAttribute(span_tile_pipeline_kernel<T, kLines, kEvictLast>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                static_cast<int>(kSpanPipelineMaxSmem)) == cudaSuccess;
-  });
-}
-
 // Span tiles (span_tile_transpose.cuh) for short input rows packed back to back; false when the
-// switch (span_tiles_by_default where unset) or the plan does not take them. The one-buffer
-// kernel, or the pipelined one where its switch asks for it and the device grants its shared
-// memory (span_tile_pipeline_enabled has the A/B that keeps it off).
+// switch (span_tiles_by_default where unset) or the plan does not take them.
 template <typename T, int V>
 bool launch_span_tiles(const LayoutPlan& plan, const T* in, T* out, cudaStream_t stream, int sm_count) {
   if constexpr (sizeof(T) > 8) {
@@ -532,23 +519,12 @@ bool launch_span_tiles(const LayoutPlan& plan, const T* in, T* out, cudaStream_t
         !span_tiles_fit(plan, reinterpret_cast<uintptr_t>(out)))
       return false;
     const int64_t size_a = FastDims::from_plan(plan).size_a;
-    const bool pipelined = span_tile_pipeline_enabled();
-    const int lines = span_tile_lines(size_a, pipelined ? kSpanPipelineMaxBytes : kSpanMaxBytes);
+    const int lines = span_tile_lines(size_a, kSpanMaxBytes);
     with_span_lines(lines, [&](auto kLines) {
       const SpanTileArgs args = make_span_tile_args(plan, SpanShape<sizeof(T), kLines.value>::kTileB);
-      const size_t buffer = span_tile_smem_bytes(size_a, lines);
       with_bool(l2_evict_last_loads(true), [&](auto kEvictLast) {
-        if (pipelined && span_pipeline_ready<T, kLines.value, kEvictLast.value>()) {
-          // As many blocks as fit the SMs at once: each walks its tiles a grid apart.
-          const int64_t per_sm = std::min<int64_t>(2048 / kThreads, kSmemPerSm / (2 * buffer + kSmemReservedPerBlock));
-          const unsigned int grid =
-              static_cast<unsigned int>(std::max<int64_t>(1, std::min(args.order.total, per_sm * std::max(sm_count, 1))));
-          launch_kernel(span_tile_pipeline_kernel<T, kLines.value, kEvictLast.value>, grid, kThreads, 2 * buffer, stream,
-                        in, out, args, static_cast<int>(buffer / 16));
-        } else {
-          launch_kernel(span_tile_transpose_kernel<T, kLines.value, kEvictLast.value>, grid_for(args.order.total, sm_count),
-                        kThreads, buffer, stream, in, out, args);
-        }
+        launch_kernel(span_tile_transpose_kernel<T, kLines.value, kEvictLast.value>, grid_for(args.order.total, sm_count),
+                      kThreads, span_tile_smem_bytes(size_a, lines), stream, in, out, args);
       });
     });
     return true;

@@ -8,9 +8,9 @@
 // 0.61 of copy, fp16 64x768x14x14 0.71. Here 0.85 (span_tiles_by_default has the A/B); still
 // short of copy. ncu, one launch (bf16 128x2048x7x7): DRAM at 37-43% of peak, the reads at about
 // 1.6 TB/s: a block loads its span, waits, then stores, with at most 8 blocks (50-200 KB) per SM
-// in flight. span_tile_pipeline_kernel overlaps a block's stores with its next tile's loads (two
-// buffers, a persistent grid), and was level or lost (span_tile_pipeline_enabled): what holds
-// these tiles near 0.85 is still open.
+// in flight. Two ways to overlap a block's stores with its loads lost (bench/NOTES.md v44, v45):
+// a second buffer on a persistent grid (session 41), and a span loaded and stored in 2 or 4
+// parts (session 42); what holds these tiles near 0.85 is still open.
 //
 // A tile here is every element of kTileB consecutive input rows (b0 .. b0 + kTileB - 1): one
 // contiguous span of nb * size_a elements, whatever size_a is.
@@ -31,6 +31,12 @@
 #pragma once
 
 #include <algorithm>
+#if defined(TORCH_TRANSPOSE_CUDA_ON_HOST)
+#include <cstring>
+#include <deque>
+#include <utility>
+#include <vector>
+#endif
 
 #include "../env_switch.h"
 #include "cuda_common.cuh"
@@ -43,16 +49,6 @@ namespace torch_transpose {
 inline Override span_tile_override() {
   static const Override setting = env_override("TORCH_TRANSPOSE_SPAN_TILES");
   return setting;
-}
-
-// TORCH_TRANSPOSE_SPAN_PIPELINE=1 gives span tile plans the pipelined kernel (two buffers, a
-// persistent grid) instead of the one-buffer kernel. Off: H200, same-call A/B by GPU time, two
-// rounds, one buffer -> pipelined (bench/NOTES.md v44): bf16 128x2048x7x7 0.865-0.868 ->
-// 0.860-0.866, fp16 64x768x14x14 0.849-0.853 -> 0.749, fp16 256x384x10x10 0.832-0.846 ->
-// 0.810-0.817, int8 128x2048x7x7 0.593-0.595 -> 0.620-0.622.
-inline bool span_tile_pipeline_enabled() {
-  static const bool on = decide(env_override("TORCH_TRANSPOSE_SPAN_PIPELINE"), false);
-  return on;
 }
 
 // Input rows of up to this many elements: a tile's span then takes at most 128 x 256 bytes (32 KB)
@@ -70,10 +66,8 @@ template <int E, int kLines> struct SpanShape {
   static constexpr int kVectorsPerRow = kTileB / kV;  // 8 per line
 };
 
-// A tile's span of kLines x 128 bytes per input row is at most this: in the one-buffer kernel, and
-// in each of the pipelined kernel's two buffers (where a block holds one span in flight while it
-// stores the other, and more blocks fit an SM).
-constexpr int64_t kSpanMaxBytes = 40 * 1024, kSpanPipelineMaxBytes = 16 * 1024;
+// A tile's span of kLines x 128 bytes per input row is at most this.
+constexpr int64_t kSpanMaxBytes = 40 * 1024;
 
 // TORCH_TRANSPOSE_SPAN_LINES=1, 2 or 4 sets the lines per output row wherever the span fits
 // max_bytes (A/B runs); unset or 0, the most that fit.
@@ -92,10 +86,6 @@ struct SpanTileArgs : SquareTileArgs {
 inline size_t span_tile_smem_bytes(int64_t size_a, int lines) {
   return static_cast<size_t>(ceil_div(lines * 128 * size_a, 16) + 1) * 16;
 }
-
-// The pipelined kernel's two buffers at most (one line of the longest rows each), above the 48 KB
-// a launch gets without opting in.
-constexpr size_t kSpanPipelineMaxSmem = 2 * (kSpanMaxRowElems * 128 + 16);
 
 // Whether the plan fits span tiles: unit-stride fast dims, input rows of at most
 // kSpanMaxRowElems packed back to back, and output rows (and the output's base and batch
@@ -134,10 +124,28 @@ inline SpanTileArgs make_span_tile_args(const LayoutPlan& plan, int tile_b) {
 // registers stopped at a few per thread: H200, the first version loaded 4 vectors per thread
 // per batch (57 registers, 4 blocks per SM) and ran fp32 128x2048x7x7 at 0.75 of copy, where
 // window tiles reach 1.0 (bench/NOTES.md v44).
+// On the host the copy waits in its thread's queue until wait_chunk_copies lets its group land,
+// and its destination reads poison until then: a store phase that reads chunks before their
+// wait fails the host tests, as it would race on the GPU.
+#if defined(TORCH_TRANSPOSE_CUDA_ON_HOST)
+namespace host_emulation {
+struct PendingChunkCopies {
+  using Group = std::vector<std::pair<uint4*, const uint4*>>;
+  Group open;                   // issued since this thread's last commit
+  std::deque<Group> committed;  // oldest first
+};
+inline PendingChunkCopies& pending_chunk_copies() {
+  static thread_local std::vector<PendingChunkCopies> per_thread(1024);
+  return per_thread[threadIdx.x];
+}
+}  // namespace host_emulation
+#endif
+
 template <bool kEvictLast>
 __device__ __forceinline__ void copy_chunk_async(uint4* shared_dst, const uint4* src) {
 #if defined(TORCH_TRANSPOSE_CUDA_ON_HOST)
-  *shared_dst = *src;
+  std::memset(static_cast<void*>(shared_dst), 0xA5, sizeof(uint4));
+  host_emulation::pending_chunk_copies().open.emplace_back(shared_dst, src);
 #else
   const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(shared_dst));
   if constexpr (kEvictLast) {
@@ -152,7 +160,11 @@ __device__ __forceinline__ void copy_chunk_async(uint4* shared_dst, const uint4*
 
 // Closes this thread's group of asynchronous copies issued since the last one.
 __device__ __forceinline__ void commit_chunk_copies() {
-#if !defined(TORCH_TRANSPOSE_CUDA_ON_HOST)
+#if defined(TORCH_TRANSPOSE_CUDA_ON_HOST)
+  auto& copies = host_emulation::pending_chunk_copies();
+  copies.committed.push_back(std::move(copies.open));
+  copies.open.clear();
+#else
   asm volatile("cp.async.commit_group;" ::: "memory");
 #endif
 }
@@ -161,7 +173,13 @@ __device__ __forceinline__ void commit_chunk_copies() {
 // it makes every thread's visible.
 template <int kPending>
 __device__ __forceinline__ void wait_chunk_copies() {
-#if !defined(TORCH_TRANSPOSE_CUDA_ON_HOST)
+#if defined(TORCH_TRANSPOSE_CUDA_ON_HOST)
+  auto& copies = host_emulation::pending_chunk_copies();
+  while (copies.committed.size() > static_cast<size_t>(kPending)) {
+    for (const auto& [dst, src] : copies.committed.front()) *dst = *src;
+    copies.committed.pop_front();
+  }
+#else
   asm volatile("cp.async.wait_group %0;" ::"n"(kPending) : "memory");
 #endif
 }
@@ -275,51 +293,6 @@ __global__ void __launch_bounds__(kThreads) span_tile_transpose_kernel(const T* 
     __syncthreads();
     store_span_tile<T, kLines>(at, args, chunks);
     __syncthreads();  // the next tile reuses the shared buffer
-  }
-}
-
-// Two buffers: a block walks tiles a grid apart (a grid of as many blocks as fit the SMs), and
-// while it stores tile i from one buffer, tile i + 1's span is loading into the other, so that a
-// block's reads and writes overlap (the one-buffer kernel reads its whole span before its first
-// store: ncu put its reads at 1.6 TB/s, bench/NOTES.md v44). The ragged ends of tile i + 1 are
-// loaded into registers before tile i's stores and written to shared memory after them.
-// Launch bounds of 8 blocks (32 registers): its grid counts on every block being resident (the
-// launcher sizes it by shared memory alone); ptxas gave it 40 registers, 6 blocks, without them.
-template <typename T, int kLines, bool kEvictLast>
-__global__ void __launch_bounds__(kThreads, 2048 / kThreads) span_tile_pipeline_kernel(const T* __restrict__ in, T* __restrict__ out,
-                                                                     const SpanTileArgs args, int buffer_chunks) {
-  constexpr int kTileB = SpanShape<sizeof(T), kLines>::kTileB;
-  uint4* buffers = reinterpret_cast<uint4*>(dynamic_smem());
-  const int size_a = static_cast<int>(args.size_a);
-  int64_t t = blockIdx.x;
-  if (t >= args.order.total) return;
-  SpanTileAt<T> here = span_tile_at<T, kTileB>(in, out, args, t);
-  load_span_chunks<T, kEvictLast>(here, here.nb * size_a, buffers);
-  commit_chunk_copies();
-  store_ragged(load_ragged(here, here.nb * size_a), here.head, buffers);
-  for (int i = 0;; ++i) {
-    uint4* chunks = buffers + (i & 1) * buffer_chunks;
-    uint4* next_chunks = buffers + ((i + 1) & 1) * buffer_chunks;
-    const int64_t next_t = t + gridDim.x;
-    const bool more = next_t < args.order.total;
-    SpanTileAt<T> next = here;
-    RaggedElement<T> ragged;
-    if (more) {
-      next = span_tile_at<T, kTileB>(in, out, args, next_t);
-      load_span_chunks<T, kEvictLast>(next, next.nb * size_a, next_chunks);
-      commit_chunk_copies();
-      ragged = load_ragged(next, next.nb * size_a);
-      wait_chunk_copies<1>();  // tile i's group; tile i + 1's stays in flight
-    } else {
-      wait_chunk_copies<0>();
-    }
-    __syncthreads();
-    store_span_tile<T, kLines>(here, args, chunks);
-    store_ragged(ragged, next.head, next_chunks);
-    __syncthreads();  // tile i + 1's buffer complete; tile i's free for tile i + 2
-    if (!more) break;
-    here = next;
-    t = next_t;
   }
 }
 

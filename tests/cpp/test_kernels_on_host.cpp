@@ -495,9 +495,9 @@ TEST(KernelsOnHost, RealignWindowTiles) {
 }
 
 // Span tiles (input rows of up to kSpanMaxRowElems packed back to back; ctest's forced run sends
-// every plan that fits to the pipelined kernel, each block walking many tiles with sm_count 1,
-// the rule run 1- and 2-byte ones whose rows are not whole 16-byte vectors to the one-buffer
-// kernel, the first and fallback runs none): NCHW -> NHWC at ResNet's and ViT's small spatial grids, the
+// every plan that fits, the rule run 1- and 2-byte ones whose rows are not whole 16-byte vectors,
+// the first and fallback runs none; the emulated asynchronous copies land only when the block
+// waits for them): NCHW -> NHWC at ResNet's and ViT's small spatial grids, the
 // input's base off the 16-byte grid (ragged span ends, element by element), output rows cut by
 // the last tile along b (a vector cut in two), tiles of 4, 2 and 1 lines of each output row (rows
 // of up to 80, 160 and 256 elements), the longest rows taken, rows of 32 (the shortest
