@@ -511,17 +511,17 @@ void with_span_lines(int lines, Launch&& launch) {
 // Span tiles (span_tile_transpose.cuh) for short input rows packed back to back; false when the
 // switch (span_tiles_by_default where unset) or the plan does not take them.
 template <typename T, int V>
-bool launch_span_tiles(const LayoutPlan& plan, const T* in, T* out, cudaStream_t stream, int sm_count) {
+bool launch_span_tiles(const LayoutPlan& plan, const FastDims& f, const T* in, T* out, cudaStream_t stream, int sm_count) {
   if constexpr (sizeof(T) > 8) {
     return false;
   } else {
     if (!decide(span_tile_override(), span_tiles_by_default(sizeof(T), V)) ||
-        !span_tiles_fit(plan, reinterpret_cast<uintptr_t>(out)))
+        !span_tiles_fit(plan, f, reinterpret_cast<uintptr_t>(out)))
       return false;
-    const int64_t size_a = FastDims::from_plan(plan).size_a;
+    const int64_t size_a = f.size_a;
     const int lines = span_tile_lines(size_a, kSpanMaxBytes);
     with_span_lines(lines, [&](auto kLines) {
-      const SpanTileArgs args = make_span_tile_args(plan, SpanShape<sizeof(T), kLines.value>::kTileB);
+      const SpanTileArgs args = make_span_tile_args(plan, size_a, SpanShape<sizeof(T), kLines.value>::kTileB);
       with_bool(l2_evict_last_loads(true), [&](auto kEvictLast) {
         launch_kernel(span_tile_transpose_kernel<T, kLines.value, kEvictLast.value>, grid_for(args.order.total, sm_count),
                       kThreads, span_tile_smem_bytes(size_a, lines), stream, in, out, args);
@@ -541,7 +541,7 @@ void launch_transpose(const LayoutPlan& plan, const T* in, T* out, cudaStream_t 
   }
   const FastDims f = FastDims::from_plan(plan);
   if (std::min(f.size_a, f.size_b) < kNarrowDim) return launch_narrow_or_flat<T>(plan, in, out, stream, sm_count);
-  if (launch_span_tiles<T, V>(plan, in, out, stream, sm_count)) return;
+  if (launch_span_tiles<T, V>(plan, f, in, out, stream, sm_count)) return;
   // Window tiles for rows without 16-byte vectors (4- and 8-byte elements; partial vectors:
   // window_for_half_vectors says why).
   if ((V == 1 || (V < kFullVector<T> && window_for_half_vectors())) && launch_window_tile<T>(plan, in, out, stream, sm_count))

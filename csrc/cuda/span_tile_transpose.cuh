@@ -92,12 +92,16 @@ inline size_t span_tile_smem_bytes(int64_t size_a, int lines) {
 // strides) on the 16-byte grid. In-tile offsets stay below 2^31 by the row cap (a span is at
 // most kSpanMaxBytes; FastDivmod divides vector indices below 16 x kSpanMaxRowElems); batch offsets and
 // output rows are 64-bit, and the tile walk takes 64-bit division where it needs it.
-inline bool span_tiles_fit(const LayoutPlan& plan, uintptr_t out_address) {
+// f: the plan's fast dims, as the launcher already has them.
+inline bool span_tiles_fit(const LayoutPlan& plan, const FastDims& f, uintptr_t out_address) {
   if (plan.kind != PlanKind::Transpose || plan.element_bytes > 8) return false;
-  const FastDims f = FastDims::from_plan(plan);
   const int64_t v = 16 / plan.element_bytes;
   return f.in_sa == 1 && f.out_sb == 1 && f.in_sb == f.size_a && f.size_a >= 1 && f.size_a <= kSpanMaxRowElems &&
          f.out_sa % v == 0 && out_address % 16 == 0 && plan.batch_strides_multiple_of(plan.out_strides, v);
+}
+
+inline bool span_tiles_fit(const LayoutPlan& plan, uintptr_t out_address) {
+  return span_tiles_fit(plan, FastDims::from_plan(plan), out_address);
 }
 
 // Which plans take span tiles unless the switch says otherwise: 1- and 2-byte plans whose input
@@ -112,9 +116,9 @@ inline bool span_tiles_by_default(int element_bytes, int vector_elems) {
   return element_bytes <= 2 && vector_elems * element_bytes < 16;
 }
 
-inline SpanTileArgs make_span_tile_args(const LayoutPlan& plan, int tile_b) {
+inline SpanTileArgs make_span_tile_args(const LayoutPlan& plan, int64_t size_a, int tile_b) {
   SpanTileArgs args;
-  static_cast<SquareTileArgs&>(args) = SquareTileArgs::make_rect(plan, FastDims::from_plan(plan).size_a, tile_b, 0);
+  static_cast<SquareTileArgs&>(args) = SquareTileArgs::make_rect(plan, size_a, tile_b, 0);
   args.by_size_a = FastDivmod(static_cast<uint32_t>(args.size_a));
   return args;
 }
