@@ -4,6 +4,7 @@ A/B (bench.ab_gpu_time) by the kernel a change touches.
 
     python3 scripts/kernels_of_cases.py                   # every CUDA suite case
     python3 scripts/kernels_of_cases.py "32x3x224x224" "5-D"   # cases whose name contains these
+    python3 scripts/kernels_of_cases.py --suite models Whisper   # the models suite's
 """
 import re
 import sys
@@ -23,10 +24,10 @@ def short_name(kernel):
     return re.sub(r"\(.*$", "", name) if "<" not in name else name[: name.rfind(">") + 1]
 
 
-def main(patterns):
+def main(patterns, which="default"):
     if not torch.cuda.is_available():
         sys.exit("needs a CUDA device")
-    for case in case_defs.suite("cuda"):
+    for case in case_defs.suite("cuda", which):
         if patterns and not any(p in case.name for p in patterns):
             continue
         x = case.make_input("cuda")
@@ -42,4 +43,8 @@ def main(patterns):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    args = sys.argv[1:]
+    if args[:1] == ["--suite"]:
+        main(args[2:], args[1])
+    else:
+        main(args)

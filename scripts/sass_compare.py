@@ -6,6 +6,11 @@ them; any kernel listed as different does.
     nvcc -std=c++17 -O3 -arch=sm_90 --expt-relaxed-constexpr -Icsrc -c csrc/cuda/cuda_kernels.cu -o /tmp/new.o
     git stash; (same command) -o /tmp/old.o; git stash pop
     python3 scripts/sass_compare.py /tmp/old.o /tmp/new.o
+    python3 scripts/sass_compare.py old.so new.so --rename-new '(tile_transpose_kernel<[^()]*), 0>[(]' '\1>('
+
+--rename-new PATTERN REPLACEMENT rewrites the new build's names (re.sub) before matching: a
+template parameter added with a default renames every instance of the kernel, whose SASS may
+still be the same.
 
 cuobjdump and c++filt must be on PATH (PyPI's nvidia-cuda-cuobjdump wheel has cuobjdump).
 Functions are matched by their demangled names.
@@ -33,9 +38,14 @@ def kernels(object_file):
 
 
 def main(argv):
-    if len(argv) != 2:
-        raise SystemExit("usage: sass_compare.py OLD.o NEW.o")
+    rename = None
+    if len(argv) == 5 and argv[2] == "--rename-new":
+        rename = (re.compile(argv[3]), argv[4])
+    elif len(argv) != 2:
+        raise SystemExit("usage: sass_compare.py OLD.o NEW.o [--rename-new PATTERN REPLACEMENT]")
     old, new = kernels(argv[0]), kernels(argv[1])
+    if rename is not None:
+        new = {rename[0].sub(rename[1], name): body for name, body in new.items()}
     same = sorted(k for k in old.keys() & new.keys() if old[k] == new[k])
     differ = sorted(k for k in old.keys() & new.keys() if old[k] != new[k])
     for label, names in [("differ", differ), ("only in " + argv[0], sorted(old.keys() - new.keys())),

@@ -70,10 +70,19 @@ def check_permute_into_view(x, dims, buf, view):
     assert_only_view_written(buf, view, x.permute(dims).contiguous(), before)
 
 
+RERUN_MARK = "TORCH_TRANSPOSE_TESTS_RERUN"  # set in the environment of a run_file_with_switches child
+
+
 def run_file_with_switches(test_file, switches, selection, passed):
     """Runs `test_file`'s cases matching `selection` in a pytest process of their own with the
     given TORCH_TRANSPOSE_* switches set (the library reads each switch once per process), and
-    checks that exactly `passed` of them ran and passed."""
+    checks that exactly `passed` of them ran and passed.
+
+    A selection that matches the calling test's own name would rerun it inside its rerun, without
+    end (session 39 lost a GPU call so): the child marks its environment, and a rerun asked for
+    from inside one fails at once."""
+    assert os.environ.get(RERUN_MARK) is None, (f"-k {selection!r} selected the test that reruns it: rename that "
+                                                "test so that its name does not contain the selection")
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", test_file, "-k", selection],
-                          env={**os.environ, **switches}, capture_output=True, text=True)
+                          env={**os.environ, **switches, RERUN_MARK: "1"}, capture_output=True, text=True)
     assert done.returncode == 0 and re.search(rf"\b{passed} passed", done.stdout), done.stdout[-2000:] + done.stderr[-2000:]

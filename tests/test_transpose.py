@@ -275,13 +275,20 @@ def test_out_bumps_version_counter(device):
 @pytest.mark.parametrize("dtype", [torch.float32, torch.int32], ids=str)
 @pytest.mark.parametrize("shape", [(130, 250), (250, 130), (3, 66, 250), (1030, 514)], ids=str)
 def test_rows_of_8_byte_vectors(device, dtype, shape):
-    x = random_bits(shape, dtype, device)
+    check_rows_of_8_byte_vectors(random_bits(shape, dtype, device), spare_cols=6)
+
+
+def check_rows_of_8_byte_vectors(x, spare_cols):
+    """tt.transpose(x) into a fresh tensor; of a copy of x whose base is 8 bytes past alignment;
+    the 3-D reversal; and into a guarded view 8 bytes in from its rows' start, with spare_cols
+    more elements per row than the result."""
     assert_bits_equal(tt.transpose(x), reference(x))
-    shifted = random_bits((x.numel() + 2,), dtype, device)[2:].view(shape)
+    step = 8 // x.element_size()  # elements in 8 bytes
+    shifted = random_bits((x.numel() + step,), x.dtype, x.device)[step:].view(x.shape)
     assert_bits_equal(tt.transpose(shifted), reference(shifted))
     if x.dim() == 3:
         assert_bits_equal(tt.permute(x, (2, 1, 0)), x.permute(2, 1, 0).contiguous())
-    assert_transpose_into_guarded_view(x, 1, 2, 3, 6)
+    assert_transpose_into_guarded_view(x, 1, step, 3, spare_cols)
 
 
 # 1- and 2-byte transposes whose rows cannot all take 16-byte vectors: odd rows on both sides,
@@ -313,6 +320,25 @@ def test_rows_off_the_vector_grid_small_types(device, dtype, shape):
                                       {"TORCH_TRANSPOSE_REALIGN_WINDOW": "0"}], ids=["on", "no_byte_quads", "off"])
 def test_realign_window_tiles_forced(switches):
     rerun_with_switches(switches, "test_rows_off_the_vector_grid_small_types and cuda", 18)
+
+
+# 2-byte transposes whose rows take 8-byte vectors only: input rows off the 16-byte grid (1300
+# or 300 halves, or a base 8 bytes in) with output rows on it, which on CUDA take square tiles
+# at 4 blocks per SM (kHalfVectorTileBlocksPerSm, tile_transpose.cuh); output rows off it; both
+# off it. Ragged tiles on both dims, a batch, and out= views inside guard buffers whose rows are
+# 8 bytes off the grid. test_blocks_per_sm_switched_on_half_vector_rows runs them with 4 blocks forced
+# on every such plan, and on none.
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.int16], ids=str)
+@pytest.mark.parametrize("shape", [(1000, 1300), (1300, 1000), (1300, 1300), (2, 520, 300)], ids=str)
+def test_half_rows_of_8_byte_vectors(device, dtype, shape):
+    check_rows_of_8_byte_vectors(random_bits(shape, dtype, device), spare_cols=4)
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+@pytest.mark.parametrize("blocks", ["0", "1"])
+def test_blocks_per_sm_switched_on_half_vector_rows(blocks):
+    rerun_with_switches({"TORCH_TRANSPOSE_HALF_TILE_BLOCKS": blocks}, "test_half_rows_of_8_byte_vectors and cuda", 12)
 
 
 # 4-byte transposes whose output rows lie 512 KB apart: out= views in guard buffers whose rows

@@ -491,8 +491,14 @@ bool launch_lean_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_t 
     return false;
   const size_t smem = lean_tile_smem_bytes(kTile * kTile * sizeof(T));
   with_bool(args.two_batch_dims, [&](auto kTwoBatchDims) {
-    // 2-byte tiles lost with evict_last loads (load_global says so).
-    with_bool(l2_evict_last_loads(sizeof(T) != 2), [&](auto kEvictLast) {
+    // 2-byte tiles of one matrix lost with evict_last loads (load_global says so), but batched
+    // ones gained. H200, same-call A/B by GPU time, three rounds, plain -> evict_last (bench/NOTES.md
+    // v46): bf16 K transposed 8x32x4096x128 0.964 -> 0.996, Mamba 16x4096x2048 0.977 -> 0.992,
+    // 64x8192x128 0.962 -> 0.984, 32x2048x2048 0.981 -> 0.995, fp16 16x16384x256 0.971-0.981 ->
+    // 0.983-0.987, 64x128x8192 and 16x4096x512 level; one matrix: Llama-2's MLP weight 11008x4096
+    // 0.965-0.969 -> 0.957-0.959, 4096x14336 0.963-0.970 -> 0.959-0.967, 8192x8192 0.966-0.968 ->
+    // 0.961-0.966.
+    with_bool(l2_evict_last_loads(sizeof(T) != 2 || plan.batch_rank() > 0), [&](auto kEvictLast) {
       launch_kernel(lean_tile_transpose_kernel<T, V, kTile, kTwoBatchDims.value, kEvictLast.value>, grid, kThreads, smem,
                     stream, in, out, args);
     });
@@ -593,6 +599,15 @@ void launch_transpose(const LayoutPlan& plan, const T* in, T* out, cudaStream_t 
       with_bool(l2_evict_last_loads(true), [&](auto kEvictLast) {
         launch_kernel(tile_transpose_kernel<T, V, int32_t, kTile, true, kEvictLast.value>,
                       grid_for(args.streams.slots, sm_count), kThreads, 0, stream, in, out, args);
+      });
+      return;
+    }
+  }
+  if constexpr (sizeof(T) == 2 && V == kFullVector<T> / 2) {
+    if (wants_four_block_half_vector_tiles(plan, reinterpret_cast<uintptr_t>(in), reinterpret_cast<uintptr_t>(out))) {
+      with_bool(l2_evict_last_loads(true), [&](auto kEvictLast) {
+        launch_kernel(tile_transpose_kernel<T, V, int32_t, kTile, false, kEvictLast.value, kHalfVectorTileBlocksPerSm>, grid,
+                      kThreads, 0, stream, in, out, args);
       });
       return;
     }

@@ -91,6 +91,37 @@ inline bool wants_small_tiles(int64_t full_size_tiles, int sm_count) {
   return decide(small_tile_override(), full_size_tiles < sm_count);
 }
 
+// 2-byte square tiles of 8-byte vectors (V = 4: one side's rows or base are off the 16-byte
+// grid) at 4 blocks per SM by launch bounds, where ptxas alone takes 80 registers and so 3
+// blocks (64 with the bounds, no spills; 5 blocks spilled and lost everywhere, 0.69-0.74 of
+// copy). H200, same-call A/B by GPU time, two rounds, 3 -> 4 blocks (bench/NOTES.md v45,
+// results/h200-ab-session42.md section 3): where the input side is the one off the grid, fp16
+// Whisper conv out 32x768x1500 -> (0, 2, 1) 0.914 -> 0.925 and fp16 8192x8188 0.93 -> 0.94;
+// where the output side is, bf16 32x1500x768 0.90 -> 0.85 and fp16 16x4100x4096 0.90 -> 0.80.
+// Hence the rule: 4 blocks when the input side alone is off the grid.
+// TORCH_TRANSPOSE_HALF_TILE_BLOCKS: 0 = never (3 blocks), 1 = every 2-byte plan of 8-byte
+// vectors on square tiles (tests, A/B runs), unset = the rule.
+constexpr int kHalfVectorTileBlocksPerSm = 4;
+
+inline Override half_vector_tile_blocks_override() {
+  static const Override setting = env_override("TORCH_TRANSPOSE_HALF_TILE_BLOCKS");
+  return setting;
+}
+
+// Whether one side of a transpose plan alone would allow 16-byte vectors: its base address, the
+// step between its tile rows (`row_dim`'s stride: the input's b, the output's a) and its batch
+// strides all on the 16-byte grid.
+inline bool side_on_16_byte_grid(const LayoutPlan& plan, const int64_t* strides, int row_dim, uintptr_t address) {
+  const int64_t v = 16 / plan.element_bytes;
+  return address % 16 == 0 && strides[row_dim] % v == 0 && plan.batch_strides_multiple_of(strides, v);
+}
+
+inline bool wants_four_block_half_vector_tiles(const LayoutPlan& plan, uintptr_t in_address, uintptr_t out_address) {
+  const bool input_off_grid = !side_on_16_byte_grid(plan, plan.in_strides, plan.out_fast_dim, in_address);
+  const bool output_on_grid = side_on_16_byte_grid(plan, plan.out_strides, plan.in_fast_dim, out_address);
+  return decide(half_vector_tile_blocks_override(), input_off_grid && output_on_grid);
+}
+
 // Shared memory of one tile (the scalar layout's padded rows; the vector layout needs less).
 template <typename T, int kTile> constexpr int tile_smem_bytes() {
   return kTile * (kTile + TilePad<sizeof(T)>::kPad) * static_cast<int>(sizeof(T));
@@ -182,9 +213,10 @@ __device__ __forceinline__ void scalar_edge_tile(const T* __restrict__ src, T* _
 // dynamic shared memory (the launcher opts the kernel in). A minimum of 0 blocks per SM leaves
 // ptxas its own register choice; an explicit 1 let it take 98-254 registers (int8 fell from 0.91
 // to 0.75 of copy, bench/NOTES.md v9). kStreams: blocks walk args.streams' slots (tile_order.cuh).
+// kMinBlocks: a minimum of blocks per SM for the other tiles (kHalfVectorTileBlocksPerSm).
 template <typename T, int V, typename Index, int kTile = TileShape<sizeof(T)>::kTile, bool kStreams = false,
-          bool kEvictLast = false>
-__global__ void __launch_bounds__(kThreads, kTile == kWideByteTile ? kWideByteTileBlocksPerSm : 0)
+          bool kEvictLast = false, int kMinBlocks = 0>
+__global__ void __launch_bounds__(kThreads, kTile == kWideByteTile ? kWideByteTileBlocksPerSm : kMinBlocks)
 tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const SquareTileArgs args) {
   constexpr int kPitch = kTile + TilePad<sizeof(T)>::kPad;  // scalar layout
   constexpr bool kDynamic = tile_smem_bytes<T, kTile>() > kStaticSmemBytes;

@@ -410,6 +410,29 @@ TEST(KernelsOnHost, SquareTilesPartialVectorsAndOffsets) {
   }
 }
 
+// 2-byte square tiles of 8-byte vectors launch at 4 blocks per SM where the input side alone is
+// off the 16-byte grid (wants_four_block_half_vector_tiles, tile_transpose.cuh), at 3 elsewhere;
+// each case also runs through whichever instantiation the rule gives it.
+TEST(KernelsOnHost, HalfVectorTileBlocksBySide) {
+  const auto four = [](const Case& c) {
+    const PlacedCase p = place(c);
+    EXPECT_EQ(p.plan.vector_elems, 4) << c.name;
+    return torch_transpose::wants_four_block_half_vector_tiles(p.plan, p.in_address, p.out_address);
+  };
+  const std::vector<std::pair<Case, bool>> cases = {
+      {permute_case({136, 260}, {1, 0}, 2), true},             // input rows of 520 bytes, output rows of 272
+      {permute_case({136, 256}, {1, 0}, 2, {}, 4), true},      // a base 8 bytes in
+      {permute_case({2, 136, 300}, {0, 2, 1}, 2), true},       // a batch of rows of 600 bytes
+      {permute_case({260, 136}, {1, 0}, 2), false},            // output rows of 520 bytes
+      {permute_case({260, 260}, {1, 0}, 2), false},            // both sides
+      {into_view(permute_case({136, 260}, {1, 0}, 2), {140, 1}, 0, "rows of 140"), false},
+  };
+  for (const auto& [c, takes_four] : cases) {
+    EXPECT_EQ(four(c), takes_four) << c.name;
+    check_case(c);
+  }
+}
+
 // Window tile plans over two batch dims (lean window tiles take them) and over three (the window
 // tile kernel's own walk): odd rows, a misaligned base.
 std::vector<Case> window_batch_cases(int e) {
