@@ -50,7 +50,8 @@ struct alignas(sizeof(T) * V) Vec {
 // nearly every case (fp32 8192² 0.981 -> 0.993, int8 8192² 0.946 -> 0.962-0.965, 16x4194304
 // 0.983 -> 1.006-1.008, (0, 2, 1) 0.979 -> 1.007-1.009, 8191x8193 0.930 -> 0.955, 5-D 0.843 ->
 // 0.863); bf16 8192² alone lost (0.966-0.967 -> 0.961-0.965), so 2-byte lean tiles of one
-// matrix keep plain loads (batched ones gained in v46: K transposed 0.964 -> 0.996). v31 gave it to the interleave (not 2-byte dense inputs), compact, 2-byte edge square tile
+// matrix keep plain loads (batched ones gained in v46: K transposed 0.964 -> 0.996). v31 gave
+// it to the interleave (not 2-byte dense inputs), compact, 2-byte edge square tile
 // and persistent copy-engine kernels (fp32 4194304x3 0.956 -> 0.973, bf16 8256x8256 0.934 ->
 // 0.955, int8 4096x4096 0.99 -> 1.09); 4-byte edge tiles lost (fp32 8200x8200 0.954 -> 0.946),
 // and the narrow warp-pair and small tiles were level, so those keep plain loads, as do the flat

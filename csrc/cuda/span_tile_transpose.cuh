@@ -209,15 +209,26 @@ __device__ __forceinline__ SpanTileAt<T> span_tile_at(const T* in, T* out, const
   return at;
 }
 
+// The 16-byte chunks [lo, hi) that lie wholly inside a span of len elements `head` elements past
+// the grid, counted from the chunk the span starts in.
+struct WholeChunks {
+  int lo, hi;
+};
+
+template <typename T>
+__device__ __forceinline__ WholeChunks whole_chunks(const SpanTileAt<T>& at, int len) {
+  constexpr int kV = 16 / static_cast<int>(sizeof(T));
+  return {at.head > 0 ? 1 : 0, (at.head + len) / kV};
+}
+
 // The span's whole 16-byte chunks, issued as asynchronous copies into `chunks` so that span
 // element j lands at element head + j of the buffer; the ragged ends are load_ragged's.
 template <typename T, bool kEvictLast>
 __device__ __forceinline__ void load_span_chunks(const SpanTileAt<T>& at, int len, uint4* chunks) {
-  constexpr int kV = 16 / static_cast<int>(sizeof(T));
   const uint4* grid = reinterpret_cast<const uint4*>(at.span - at.head);  // the span's first chunk, aligned
-  const int q_lo = at.head > 0 ? 1 : 0;                                   // whole chunks: [q_lo, q_hi)
-  const int q_hi = (at.head + len) / kV;
-  for (int q = q_lo + static_cast<int>(threadIdx.x); q < q_hi; q += kThreads) copy_chunk_async<kEvictLast>(chunks + q, grid + q);
+  const WholeChunks whole = whole_chunks(at, len);
+  for (int q = whole.lo + static_cast<int>(threadIdx.x); q < whole.hi; q += kThreads)
+    copy_chunk_async<kEvictLast>(chunks + q, grid + q);
 }
 
 // One element of the span's ragged ends, held in a register between its load and its shared store.
@@ -232,9 +243,9 @@ template <typename T> struct RaggedElement {
 template <typename T>
 __device__ __forceinline__ RaggedElement<T> load_ragged(const SpanTileAt<T>& at, int len) {
   constexpr int kV = 16 / static_cast<int>(sizeof(T));
-  const int q_lo = at.head > 0 ? 1 : 0, q_hi = (at.head + len) / kV;
-  const int first_whole = min(len, q_lo * kV - at.head);
-  const int last_whole = max(first_whole, q_hi * kV - at.head);
+  const WholeChunks whole = whole_chunks(at, len);
+  const int first_whole = min(len, whole.lo * kV - at.head);
+  const int last_whole = max(first_whole, whole.hi * kV - at.head);
   const int t = static_cast<int>(threadIdx.x);
   const int j = t < kV ? t : last_whole + (t - kV);
   RaggedElement<T> r;

@@ -98,7 +98,9 @@ inline bool wants_small_tiles(int64_t full_size_tiles, int sm_count) {
 // results/h200-ab-session42.md section 3): where the input side is the one off the grid, fp16
 // Whisper conv out 32x768x1500 -> (0, 2, 1) 0.914 -> 0.925 and fp16 8192x8188 0.93 -> 0.94;
 // where the output side is, bf16 32x1500x768 0.90 -> 0.85 and fp16 16x4100x4096 0.90 -> 0.80.
-// Hence the rule: 4 blocks when the input side alone is off the grid.
+// Hence the rule: 4 blocks when the input side alone is off the grid. Ten cases in v46
+// (results/h200-ab-session43.md section 1) held it: the rule's cases gained up to 0.01 or were
+// level, 4 blocks lost 0.05-0.10 on every large case with the output side or both off the grid.
 // TORCH_TRANSPOSE_HALF_TILE_BLOCKS: 0 = never (3 blocks), 1 = every 2-byte plan of 8-byte
 // vectors on square tiles (tests, A/B runs), unset = the rule.
 constexpr int kHalfVectorTileBlocksPerSm = 4;
