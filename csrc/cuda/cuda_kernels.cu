@@ -603,19 +603,22 @@ void launch_transpose(const LayoutPlan& plan, const T* in, T* out, cudaStream_t 
       return;
     }
   }
-  if constexpr (sizeof(T) == 2 && V == kFullVector<T> / 2) {
-    if (wants_four_block_half_vector_tiles(plan, reinterpret_cast<uintptr_t>(in), reinterpret_cast<uintptr_t>(out))) {
-      with_bool(l2_evict_last_loads(true), [&](auto kEvictLast) {
-        launch_kernel(tile_transpose_kernel<T, V, int32_t, kTile, false, kEvictLast.value, kHalfVectorTileBlocksPerSm>, grid,
-                      kThreads, 0, stream, in, out, args);
-      });
-      return;
-    }
-  }
   // Edge plans (and V below 16 bytes). evict_last loads reach the vector tiles only; v31 A/B:
   // bf16 8200x8200 0.930-0.933 -> 0.956-0.961 of copy, but fp32 8200x8200 0.954 -> 0.946, so
-  // only 2-byte tiles take them (the reverse of lean tiles' verdict).
+  // only 2-byte tiles take them (the reverse of lean tiles' verdict). 2-byte tiles of 8-byte
+  // vectors may take 4 blocks per SM (wants_four_block_half_vector_tiles); only they are
+  // instantiated with that bound.
+  constexpr bool kHalfVectors = sizeof(T) == 2 && V == kFullVector<T> / 2;
+  const bool four_blocks =
+      kHalfVectors && wants_four_block_half_vector_tiles(plan, reinterpret_cast<uintptr_t>(in), reinterpret_cast<uintptr_t>(out));
   with_bool(V > 1 && l2_evict_last_loads(sizeof(T) == 2), [&](auto kEvictLast) {
+    if constexpr (kHalfVectors) {
+      if (four_blocks) {
+        launch_kernel(tile_transpose_kernel<T, V, int32_t, kTile, false, kEvictLast.value, kHalfVectorTileBlocksPerSm>, grid,
+                      kThreads, 0, stream, in, out, args);
+        return;
+      }
+    }
     launch_kernel(tile_transpose_kernel<T, V, int32_t, kTile, false, kEvictLast.value>, grid, kThreads, 0, stream, in, out,
                   args);
   });

@@ -110,18 +110,10 @@ inline Override half_vector_tile_blocks_override() {
   return setting;
 }
 
-// Whether one side of a transpose plan alone would allow 16-byte vectors: its base address, the
-// step between its tile rows (`row_dim`'s stride: the input's b, the output's a) and its batch
-// strides all on the 16-byte grid.
-inline bool side_on_16_byte_grid(const LayoutPlan& plan, const int64_t* strides, int row_dim, uintptr_t address) {
-  const int64_t v = 16 / plan.element_bytes;
-  return address % 16 == 0 && strides[row_dim] % v == 0 && plan.batch_strides_multiple_of(strides, v);
-}
-
 inline bool wants_four_block_half_vector_tiles(const LayoutPlan& plan, uintptr_t in_address, uintptr_t out_address) {
-  const bool input_off_grid = !side_on_16_byte_grid(plan, plan.in_strides, plan.out_fast_dim, in_address);
-  const bool output_on_grid = side_on_16_byte_grid(plan, plan.out_strides, plan.in_fast_dim, out_address);
-  return decide(half_vector_tile_blocks_override(), input_off_grid && output_on_grid);
+  const int64_t v = 16 / plan.element_bytes;  // a whole 16-byte vector
+  return decide(half_vector_tile_blocks_override(),
+                !plan.input_allows_vectors(in_address, v) && plan.output_allows_vectors(out_address, v));
 }
 
 // Shared memory of one tile (the scalar layout's padded rows; the vector layout needs less).

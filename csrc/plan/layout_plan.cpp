@@ -94,6 +94,26 @@ bool LayoutPlan::batch_strides_multiple_of(const int64_t* strides, int64_t v) co
   return true;
 }
 
+namespace {
+
+// One side's half of LayoutPlan::input_allows_vectors / output_allows_vectors: `row_dim` is the
+// other side's fast dim (the same dim for a copy, which has no row step to check).
+bool side_allows_vectors(const LayoutPlan& plan, const int64_t* strides, int row_dim, uintptr_t address, int64_t v) {
+  const uintptr_t align_bytes = static_cast<uintptr_t>(v) * plan.element_bytes;
+  return address % align_bytes == 0 && plan.batch_strides_multiple_of(strides, v) &&
+         (plan.in_fast_dim == plan.out_fast_dim || strides[row_dim] % v == 0);
+}
+
+}  // namespace
+
+bool LayoutPlan::input_allows_vectors(uintptr_t address, int64_t v) const {
+  return side_allows_vectors(*this, in_strides, out_fast_dim, address, v);
+}
+
+bool LayoutPlan::output_allows_vectors(uintptr_t address, int64_t v) const {
+  return side_allows_vectors(*this, out_strides, in_fast_dim, address, v);
+}
+
 int64_t LayoutPlan::max_offset(const int64_t* strides) const {
   int64_t last = 0;
   for (int d = 0; d < rank; ++d) last += (sizes[d] - 1) * strides[d];
@@ -110,15 +130,10 @@ int choose_vector_elems(const LayoutPlan& plan, uintptr_t in_address, uintptr_t 
   // Vectors need unit stride on the side that walks each fast dim.
   if (plan.in_strides[a] != 1 || plan.out_strides[b] != 1) return 1;
   for (int v = 16 / plan.element_bytes; v > 1; v /= 2) {
-    const uintptr_t align_bytes = static_cast<uintptr_t>(v) * plan.element_bytes;
-    if (in_address % align_bytes != 0 || out_address % align_bytes != 0) continue;
-    // Each side's every stride but its own fast dim's: the batch strides, and for a transpose
-    // the step between the rows of its tile (the input's along b, the output's along a).
-    const bool strides_aligned = plan.batch_strides_multiple_of(plan.in_strides, v) &&
-                                 plan.batch_strides_multiple_of(plan.out_strides, v) &&
-                                 (a == b || (plan.in_strides[b] % v == 0 && plan.out_strides[a] % v == 0));
     // A fast dim shorter than one vector would only ever take the scalar edge path.
-    if (strides_aligned && plan.sizes[a] >= v && plan.sizes[b] >= v) return v;
+    if (plan.input_allows_vectors(in_address, v) && plan.output_allows_vectors(out_address, v) && plan.sizes[a] >= v &&
+        plan.sizes[b] >= v)
+      return v;
   }
   return 1;
 }

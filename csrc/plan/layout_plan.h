@@ -70,6 +70,13 @@ struct LayoutPlan {
   // item then starts on a v-element boundary. Every vector width check needs this.
   bool batch_strides_multiple_of(const int64_t* strides, int64_t v) const;
 
+  // Whether one side alone allows v-element vectors along its fast dim: its first element's
+  // address (`address`), its batch strides and, for a transpose, the step between its rows (the
+  // input's stride along b, the output's along a) are all multiples of v elements.
+  // choose_vector_elems asks both; the kernels ask which side keeps a plan off 16-byte vectors.
+  bool input_allows_vectors(uintptr_t address, int64_t v) const;
+  bool output_allows_vectors(uintptr_t address, int64_t v) const;
+
   // The largest element offset along `strides` (in_strides or out_strides): the last element's,
   // since a plan's strides are non-negative. Kernels that prove whole-tensor offsets or spans
   // with it start from here.
