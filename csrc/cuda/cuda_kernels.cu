@@ -529,14 +529,8 @@ bool launch_span_tiles(const LayoutPlan& plan, const FastDims& f, const T* in, T
     with_span_lines(lines, [&](auto kLines) {
       const SpanTileArgs args = make_span_tile_args(plan, size_a, SpanShape<sizeof(T), kLines.value>::kTileB);
       with_bool(l2_evict_last_loads(true), [&](auto kEvictLast) {
-        const auto launch = [&](auto kernel) {
-          launch_kernel(kernel, grid_for(args.order.total, sm_count), kThreads, span_tile_smem_bytes(size_a, lines),
-                        stream, in, out, args);
-        };
-        if constexpr (sizeof(T) == 2) {
-          if (span_row_quads()) return launch(span_tile_transpose_kernel<T, kLines.value, kEvictLast.value, true>);
-        }
-        launch(span_tile_transpose_kernel<T, kLines.value, kEvictLast.value>);
+        launch_kernel(span_tile_transpose_kernel<T, kLines.value, kEvictLast.value>, grid_for(args.order.total, sm_count),
+                      kThreads, span_tile_smem_bytes(size_a, lines), stream, in, out, args);
       });
     });
     return true;

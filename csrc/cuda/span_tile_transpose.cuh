@@ -77,25 +77,14 @@ inline int span_tile_lines(int64_t size_a, int64_t max_bytes) {
   return forced == 1 || forced == 2 || forced == 4 ? std::min(static_cast<int>(forced), most) : most;
 }
 
-// TORCH_TRANSPOSE_SPAN_QUADS=0: 2-byte span tiles gather one output vector per thread, element
-// by element, as 1-byte ones do (A/B runs, tests); unset or 1: by row quads (store_span_quads).
-inline bool span_row_quads() {
-  static const bool on = !env_switched_off("TORCH_TRANSPOSE_SPAN_QUADS");
-  return on;
-}
-
-// The span tile kernel's arguments: the tile walk (one tile along a), size_a as a divisor, and
-// the row quads per tile's output (ceil(size_a / 4), store_span_quads) as one.
+// The span tile kernel's arguments: the tile walk (one tile along a), and size_a as a divisor.
 struct SpanTileArgs : SquareTileArgs {
   FastDivmod by_size_a;
-  FastDivmod by_quads;
 };
 
-// Shared memory of one tile: the span's chunks, one more for the head's offset from the grid and
-// one more that store_span_quads's 8-byte reads may reach past the span's end (a part quad of
-// rows, the rows past nb of a cut vector; what they read there is never stored).
+// Shared memory of one tile: the span's chunks, one more for the head's offset from the grid.
 inline size_t span_tile_smem_bytes(int64_t size_a, int lines) {
-  return static_cast<size_t>(ceil_div(lines * 128 * size_a, 16) + 2) * 16;
+  return static_cast<size_t>(ceil_div(lines * 128 * size_a, 16) + 1) * 16;
 }
 
 // Whether the plan fits span tiles: unit-stride fast dims, input rows of at most
@@ -131,7 +120,6 @@ inline SpanTileArgs make_span_tile_args(const LayoutPlan& plan, int64_t size_a, 
   SpanTileArgs args;
   static_cast<SquareTileArgs&>(args) = SquareTileArgs::make_rect(plan, size_a, tile_b, 0);
   args.by_size_a = FastDivmod(static_cast<uint32_t>(args.size_a));
-  args.by_quads = FastDivmod(static_cast<uint32_t>(ceil_div(args.size_a, 4)));
   return args;
 }
 
@@ -303,100 +291,10 @@ __device__ __forceinline__ void store_span_tile(const SpanTileAt<T>& at, const S
   }
 }
 
-// Row quads (2-byte elements): each thread gathers the same 16-byte vector g of four output rows
-// a0 .. a0 + 3 (a0 = 4 q), and reads each input row's four elements (b, a0 .. a0 + 3) with one or
-// two aligned 8-byte shared loads. Why: store_span_tile spends 8 two-byte shared loads and about
-// 60 instructions per 16-byte store (the SASS); here about 14 loads and 20 instructions per
-// store. Element (b, a0) lies at buffer element e = head + b size_a + a0, whose offset in its
-// 8-byte word, r = e % 4, is the same for every a0 and every g (8 size_a is a multiple of 4):
-// r = (head + k size_a) % 4 for row k of a vector. kM = size_a % 4 and kR0 = head % 4 are
-// template parameters (store_span_quads picks them per tile), so that once the k loop unrolls
-// each row's r, its word offset and its second load are constants.
-// Lanes 0-15 take 16 consecutive quads of vector g = 2 gp, lanes 16-31 the same quads of g + 1:
-// a half-warp's 8-byte loads are 16 consecutive words (no bank conflicts), and each store
-// instruction covers whole 32-byte sectors (rows' vectors g and g + 1 side by side).
-template <int kM, int kR0, typename T, int kLines>
-__device__ __forceinline__ void store_span_quads_as(const SpanTileAt<T>& at, const SpanTileArgs& args, const uint4* chunks) {
-  static_assert(sizeof(T) == 2, "row quads are 8-byte words of 2-byte elements");
-  constexpr int kVectorPairs = SpanShape<sizeof(T), kLines>::kVectorsPerRow / 2;
-  const int size_a = static_cast<int>(args.size_a);
-  const int quarter = size_a >> 2;                             // size_a = 4 quarter + kM
-  const uint2* words = reinterpret_cast<const uint2*>(chunks);  // word w: buffer elements 4 w .. 4 w + 3
-  const int vectors_here = (at.nb + 7) / 8;
-  const int lane = static_cast<int>(threadIdx.x) & 31;
-  const int total = static_cast<int>(args.by_quads.divisor) * kVectorPairs;
-  for (int n = (static_cast<int>(threadIdx.x) >> 5) * 16 + (lane & 15); n < total; n += kThreads / 2) {
-    uint32_t gp, q;
-    args.by_quads.divmod(static_cast<uint32_t>(n), gp, q);
-    const int g = static_cast<int>(gp) * 2 + (lane >> 4);
-    if (g >= vectors_here) continue;
-    // The word holding element (b = 8 g, a0) less its offset r: head - kR0 is 0 or 4.
-    const int w0 = (at.head - kR0) / 4 + 2 * g * size_a + static_cast<int>(q);
-    uint32_t rows[4][4];  // rows[j][m]: output row a0 + j, elements 2 m and 2 m + 1 of vector g
-#pragma unroll
-    for (int m = 0; m < 4; ++m) {
-      uint32_t low[2], high[2];  // input rows 8 g + 2 m + h: elements (a0, a0 + 1) and (a0 + 2, a0 + 3)
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int k = 2 * m + h;
-        const int r = (kR0 + k * kM) & 3;  // constants once unrolled
-        const uint2 first = words[w0 + k * quarter + ((kR0 + k * kM) >> 2)];
-        uint2 second = {0, 0};
-        if (r != 0) second = words[w0 + k * quarter + ((kR0 + k * kM) >> 2) + 1];
-        const uint32_t x[4] = {first.x, first.y, second.x, second.y};  // 8 elements, 2 per word
-        const int i = r >> 1;
-        if (r & 1) {  // the four elements straddle words: halves of three
-          low[h] = __byte_perm(x[i], x[i + 1], 0x5432);
-          high[h] = __byte_perm(x[i + 1], x[i + 2], 0x5432);
-        } else {
-          low[h] = x[i];
-          high[h] = x[i + 1];
-        }
-      }
-      rows[0][m] = __byte_perm(low[0], low[1], 0x5410);
-      rows[1][m] = __byte_perm(low[0], low[1], 0x7632);
-      rows[2][m] = __byte_perm(high[0], high[1], 0x5410);
-      rows[3][m] = __byte_perm(high[0], high[1], 0x7632);
-    }
-    const int a0 = 4 * static_cast<int>(q);
-    T* row = at.dst + static_cast<int64_t>(a0) * args.out_sa + at.b0 + g * 8;
-    const bool whole = (g + 1) * 8 <= at.nb;
-#pragma unroll
-    for (int j = 0; j < 4; ++j, row += args.out_sa) {
-      if (a0 + j >= size_a) break;  // a part quad: rows past size_a hold the next input row's elements
-      if (whole) {
-        __stwb(reinterpret_cast<uint4*>(row), make_uint4(rows[j][0], rows[j][1], rows[j][2], rows[j][3]));
-      } else {  // the tile's last vector, cut by nb
-#pragma unroll
-        for (int k = 0; k < 8; ++k)
-          if (g * 8 + k < at.nb) row[k] = static_cast<T>(rows[j][k / 2] >> (16 * (k % 2)));
-      }
-    }
-  }
-}
-
-// store_span_quads_as for this tile's size_a % 4 and head % 4 (one of 16 instantiations).
-template <int kCase, typename T, int kLines>
-__device__ __forceinline__ void store_span_quads_from(int which, const SpanTileAt<T>& at, const SpanTileArgs& args,
-                                                      const uint4* chunks) {
-  if constexpr (kCase < 16) {
-    if (which == kCase) return store_span_quads_as<kCase / 4, kCase % 4, T, kLines>(at, args, chunks);
-    store_span_quads_from<kCase + 1, T, kLines>(which, at, args, chunks);
-  }
-}
-
-template <typename T, int kLines>
-__device__ __forceinline__ void store_span_quads(const SpanTileAt<T>& at, const SpanTileArgs& args, const uint4* chunks) {
-  store_span_quads_from<0, T, kLines>((static_cast<int>(args.size_a) & 3) * 4 + (at.head & 3), at, args, chunks);
-}
-
 // One buffer: a block loads its tile's span, waits for it, stores the tile, and takes the next
-// tile a grid away (one tile per block unless the grid is capped). kRowQuads: the tile's stores
-// by row quads (2-byte elements only), held to 32 registers: ptxas gave them 40, so 6 blocks of
-// 256 threads per SM, where spans of up to 25 KB fit 8 (ResNet's last stage: 1024 tiles, one wave
-// at 8 blocks on 132 SMs, 1.3 at 6).
-template <typename T, int kLines, bool kEvictLast, bool kRowQuads = false>
-__global__ void __launch_bounds__(kThreads, kRowQuads ? 8 : 1) span_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out,
+// tile a grid away (one tile per block unless the grid is capped).
+template <typename T, int kLines, bool kEvictLast>
+__global__ void __launch_bounds__(kThreads) span_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out,
                                                                       const SpanTileArgs args) {
   constexpr int kTileB = SpanShape<sizeof(T), kLines>::kTileB;
   uint4* chunks = reinterpret_cast<uint4*>(dynamic_smem());
@@ -408,10 +306,7 @@ __global__ void __launch_bounds__(kThreads, kRowQuads ? 8 : 1) span_tile_transpo
     store_ragged(load_ragged(at, at.nb * size_a), at.head, chunks);
     wait_chunk_copies<0>();
     __syncthreads();
-    if constexpr (kRowQuads)
-      store_span_quads<T, kLines>(at, args, chunks);
-    else
-      store_span_tile<T, kLines>(at, args, chunks);
+    store_span_tile<T, kLines>(at, args, chunks);
     __syncthreads();  // the next tile reuses the shared buffer
   }
 }
