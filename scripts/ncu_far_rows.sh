@@ -32,11 +32,17 @@ optional_metric=lts__t_sectors_srcunit_ltcfabric.sum
 # A case may name another implementation after an @ ("fp32 16x4194304@compile", any of
 # bench.impls.IMPLS): its first timed kernel is profiled, whatever its name (Inductor's and
 # PyTorch's kernels are not named as ours are; profile_case launches nothing else while timed).
+# NCU_SECTIONS="SpeedOfLight WarpStateStats ...": ncu's named sections instead of the metric list
+# (their metric names differ between ncu versions; the sections' do not), one row per metric.
 profile() {  # case[@impl], metric list
-  local case=${1%@*} impl=torch_transpose filter="regex:(transpose|copy)_kernel"
+  local case=${1%@*} impl=torch_transpose filter="regex:(transpose|copy)_kernel" what=(--metrics "$2") section
   if [[ $1 == *@* ]]; then impl=${1##*@}; filter="regex:."; fi
+  if [[ -n ${NCU_SECTIONS:-} ]]; then
+    what=()
+    for section in $NCU_SECTIONS; do what+=(--section "$section"); done
+  fi
   ncu --clock-control none --profile-from-start off -k "$filter" --launch-count 1 \
-      --csv --print-units base --metrics "$2" python3 -m bench.profile_case "$case" 2 "$impl" 2>&1 | grep '^"' || true
+      --csv --print-units base "${what[@]}" python3 -m bench.profile_case "$case" 2 "$impl" 2>&1 | grep '^"' || true
 }
 if [[ $# -eq 0 ]]; then
   set -- "fp32 5-D 20x30x40x50x60 (4,2,0,3,1)" "fp32 batched 65536x8x8" \

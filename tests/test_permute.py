@@ -130,14 +130,20 @@ def test_channels_last_of_small_spatial_grids(device, dtype):
     # NCHW -> NHWC where H x W is short: ResNet's last stage (7 x 7), ViT-B's patch grid (14 x 14),
     # 16 x 16, and rows of 32. On CUDA span tiles take 1- and 2-byte ones whose rows are not whole
     # 16-byte vectors (span_tile_transpose.cuh; the switch below sends them all, or none): a partial last
-    # tile of channels, a base one element in (the span's ragged ends), and outputs into an
-    # aligned view of a wider poisoned buffer (rows of C + 32, a part vector at the tile's end),
-    # and into a view one element in (off the grid: other kernels).
-    for n, c, h, w in [(3, 2048, 7, 7), (2, 208, 14, 14), (2, 80, 16, 16), (3, 48, 4, 8), (5, 144, 7, 7)]:
+    # tile of channels, a base 1-3 elements in (the span's ragged ends), batch items an element
+    # further apart than packed (each item's span starts elsewhere off the grid), and outputs into
+    # an aligned view of a wider poisoned buffer (rows of C + 32, a part vector at the tile's
+    # end), and into a view one element in (off the grid: other kernels). H x W of 49, 196, 256,
+    # 32, 35 and 54 elements (every size_a % 4).
+    for n, c, h, w in [(3, 2048, 7, 7), (2, 208, 14, 14), (2, 80, 16, 16), (3, 48, 4, 8), (5, 144, 7, 7),
+                       (4, 80, 5, 7), (3, 64, 6, 9)]:
         x = random_bits((n, c, h, w), dtype, device)
         check_fresh_and_guarded_outputs(x, (0, 2, 3, 1))
-        shifted = random_bits((n * c * h * w + 1,), dtype, device)[1:].view(n, c, h, w)
-        assert_bits_equal(tt.permute(shifted, (0, 2, 3, 1)), reference(shifted, (0, 2, 3, 1)))
+        for shift in (1, 2, 3):
+            shifted = random_bits((n * c * h * w + shift,), dtype, device)[shift:].view(n, c, h, w)
+            assert_bits_equal(tt.permute(shifted, (0, 2, 3, 1)), reference(shifted, (0, 2, 3, 1)))
+        spread = random_bits((n, c * h * w + 1), dtype, device)[:, :c * h * w].view(n, c, h, w)
+        assert_bits_equal(tt.permute(spread, (0, 2, 3, 1)), reference(spread, (0, 2, 3, 1)))
         buf = poisoned((n, h + 2, w, c + 32), dtype, device)
         check_permute_into_view(x, (0, 2, 3, 1), buf, buf[:, 1:1 + h, :, 16:16 + c])
         part = x[:, :c - 6]

@@ -537,6 +537,12 @@ TEST(KernelsOnHost, SpanTiles) {
         permute_case({30, 48, 32}, {0, 2, 1}, e, {}, 7),        // rows of 32
         permute_case({3, 256, 40}, {0, 2, 1}, e, {0, 40, 1}, 1),  // expanded batch: every item the same
         permute_case({2, 3, 48, 6, 7}, {0, 1, 3, 4, 2}, e, {}, 2),
+        // rows of 35, 143 and 54 (size_a % 4 = 3, 3, 2) in batch items 1 or 3 elements further
+        // apart than packed, so that each item's span starts elsewhere off the grid (2-byte row
+        // quads: every head % 4 for each size_a % 4)
+        permute_case({4, 64, 35}, {0, 2, 1}, e, {64 * 35 + 1, 35, 1}),
+        permute_case({4, 80, 143}, {0, 2, 1}, e, {80 * 143 + 3, 143, 1}, 1),
+        permute_case({4, 64, 54}, {0, 2, 1}, e, {64 * 54 + 1, 54, 1}, 2),
         // output rows padded past the channels: the last vector of a row cut by the tile's end
         into_view(permute_case({130, 50}, {1, 0}, e), {160, 1}, 2 * 160, "buf[2:, :130] of rows of 160"),
         into_view(permute_case({3, 70, 45}, {0, 2, 1}, e, {}, 9), {45 * 112, 112, 1}, 16, "buf[:, :, 16:86]"),
