@@ -152,13 +152,11 @@ def test_channels_last_of_small_spatial_grids(device, dtype):
 
 @pytest.mark.cuda
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
-@pytest.mark.parametrize("switches", [{"TORCH_TRANSPOSE_SPAN_TILES": "0"}, {"TORCH_TRANSPOSE_SPAN_TILES": "1"},
-                                      {"TORCH_TRANSPOSE_SPAN_TILES": "1", "TORCH_TRANSPOSE_SPAN_BULK": "1"}],
-                         ids=["off", "forced", "forced_bulk_loads"])
+@pytest.mark.parametrize("switches", [{"TORCH_TRANSPOSE_SPAN_TILES": "0"}, {"TORCH_TRANSPOSE_SPAN_TILES": "1"}],
+                         ids=["off", "forced"])
 def test_channels_last_of_small_grids_with_span_tiles_switched(switches):
     # TORCH_TRANSPOSE_SPAN_TILES=1: every plan span tiles fit takes them (rows of whole vectors
     # too); 0: none does (square, window and realign window tiles again).
-    # TORCH_TRANSPOSE_SPAN_BULK=1: each span's whole chunks arrive by one bulk copy (copy engine).
     run_file_with_switches(__file__, switches, "test_channels_last_of_small_spatial_grids and cuda", 4)
 
 

@@ -506,20 +506,6 @@ bool launch_lean_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_t 
   return true;
 }
 
-// Whether a span tile kernel with bulk loads can run on the current device: compute capability
-// 9.0 or newer and the kernel compiled for it (built for an older architecture its copies trap).
-// Asked once per device and kernel.
-template <auto kKernel>
-bool span_bulk_kernel_ready() {
-  static PerDeviceAnswer ready;
-  return ready.get([](int device) {
-    int major = 0;
-    cudaFuncAttributes attributes{};
-    return cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess && major >= 9 &&
-           cudaFuncGetAttributes(&attributes, kKernel) == cudaSuccess && attributes.binaryVersion >= 90;
-  });
-}
-
 // Calls launch(std::integral_constant<int, L>) for span tiles of L = 1, 2 or 4 lines per output row.
 template <typename Launch>
 void with_span_lines(int lines, Launch&& launch) {
@@ -543,10 +529,6 @@ bool launch_span_tiles(const LayoutPlan& plan, const FastDims& f, const T* in, T
     with_span_lines(lines, [&](auto kLines) {
       const SpanTileArgs args = make_span_tile_args(plan, size_a, SpanShape<sizeof(T), kLines.value>::kTileB);
       with_bool(l2_evict_last_loads(true), [&](auto kEvictLast) {
-        constexpr auto bulk = span_tile_transpose_kernel<T, kLines.value, kEvictLast.value, true>;
-        if (span_bulk_loads() && span_bulk_kernel_ready<bulk>())
-          return launch_kernel(bulk, grid_for(args.order.total, sm_count), kThreads, span_tile_smem_bytes(size_a, lines) + 16,
-                               stream, in, out, args);
         launch_kernel(span_tile_transpose_kernel<T, kLines.value, kEvictLast.value>, grid_for(args.order.total, sm_count),
                       kThreads, span_tile_smem_bytes(size_a, lines), stream, in, out, args);
       });

@@ -41,7 +41,6 @@
 #include "../env_switch.h"
 #include "cuda_common.cuh"
 #include "tile_order.cuh"
-#include "tma.cuh"
 
 namespace torch_transpose {
 
@@ -50,13 +49,6 @@ namespace torch_transpose {
 inline Override span_tile_override() {
   static const Override setting = env_override("TORCH_TRANSPOSE_SPAN_TILES");
   return setting;
-}
-
-// TORCH_TRANSPOSE_SPAN_BULK=1: a tile's whole chunks arrive by one 1-D bulk copy of the copy
-// engine (load_span_bulk) instead of a cp.async per chunk (A/B runs); unset or 0: cp.async.
-inline bool span_bulk_loads() {
-  static const bool on = env_int_in_range("TORCH_TRANSPOSE_SPAN_BULK", 0, 1, 0) == 1;
-  return on;
 }
 
 // Input rows of up to this many elements: a tile's span then takes at most 128 x 256 bytes (32 KB)
@@ -239,17 +231,6 @@ __device__ __forceinline__ void load_span_chunks(const SpanTileAt<T>& at, int le
     copy_chunk_async<kEvictLast>(chunks + q, grid + q);
 }
 
-// One thread: the span's whole 16-byte chunks, as load_span_chunks places them, by one bulk copy
-// that completes on `loaded`. The proxy fence orders the block's reads of the previous tile
-// (the barrier before this call) before the copy engine's writes to the same buffer.
-template <typename T, bool kEvictLast>
-__device__ __forceinline__ void load_span_bulk(const SpanTileAt<T>& at, int len, uint4* chunks, uint64_t* loaded) {
-  const uint4* grid = reinterpret_cast<const uint4*>(at.span - at.head);
-  const WholeChunks whole = whole_chunks(at, len);
-  tma_fence_shared_writes();
-  bulk_load<kEvictLast>(chunks + whole.lo, grid + whole.lo, static_cast<uint32_t>(max(whole.hi - whole.lo, 0)) * 16, loaded);
-}
-
 // One element of the span's ragged ends, held in a register between its load and its shared store.
 template <typename T> struct RaggedElement {
   T value;
@@ -311,38 +292,19 @@ __device__ __forceinline__ void store_span_tile(const SpanTileAt<T>& at, const S
 }
 
 // One buffer: a block loads its tile's span, waits for it, stores the tile, and takes the next
-// tile a grid away (one tile per block unless the grid is capped). kBulk: the whole chunks by one
-// bulk copy (load_span_bulk), its barrier in the first 16 bytes of shared memory.
-template <typename T, int kLines, bool kEvictLast, bool kBulk = false>
+// tile a grid away (one tile per block unless the grid is capped).
+template <typename T, int kLines, bool kEvictLast>
 __global__ void __launch_bounds__(kThreads) span_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out,
                                                                       const SpanTileArgs args) {
   constexpr int kTileB = SpanShape<sizeof(T), kLines>::kTileB;
-  uint4* chunks = reinterpret_cast<uint4*>(dynamic_smem() + (kBulk ? 16 : 0));
+  uint4* chunks = reinterpret_cast<uint4*>(dynamic_smem());
   const int size_a = static_cast<int>(args.size_a);
-  uint64_t* loaded = reinterpret_cast<uint64_t*>(dynamic_smem());
-  uint32_t parity = 0;  // kBulk: the phase of `loaded` this tile's copy completes
-  if constexpr (kBulk) {
-    if (threadIdx.x == 0) {
-      mbarrier_init(loaded, 1);
-      mbarrier_init_fence();
-    }
-    __syncthreads();
-  }
   for (int64_t t = blockIdx.x; t < args.order.total; t += gridDim.x) {
     const SpanTileAt<T> at = span_tile_at<T, kTileB>(in, out, args, t);
-    if constexpr (kBulk) {
-      if (threadIdx.x == 0) load_span_bulk<T, kEvictLast>(at, at.nb * size_a, chunks, loaded);
-    } else {
-      load_span_chunks<T, kEvictLast>(at, at.nb * size_a, chunks);
-      commit_chunk_copies();
-    }
+    load_span_chunks<T, kEvictLast>(at, at.nb * size_a, chunks);
+    commit_chunk_copies();
     store_ragged(load_ragged(at, at.nb * size_a), at.head, chunks);
-    if constexpr (kBulk) {
-      mbarrier_wait(loaded, parity);
-      parity ^= 1;
-    } else {
-      wait_chunk_copies<0>();
-    }
+    wait_chunk_copies<0>();
     __syncthreads();
     store_span_tile<T, kLines>(at, args, chunks);
     __syncthreads();  // the next tile reuses the shared buffer

@@ -153,28 +153,6 @@ __device__ __forceinline__ void tma_load_box_evict_last(void* dst, const TmaMap*
       : "memory");
 }
 
-// One thread: arms `bar` for `bytes` and copies them, a contiguous run, from `src` to `dst` (a
-// 1-D bulk copy: no tensor map; both addresses 16-byte aligned, bytes a multiple of 16; none
-// only arrives). kEvictLast: with an L2 evict_last cache policy, as tma_load_box_evict_last.
-template <bool kEvictLast>
-__device__ __forceinline__ void bulk_load(void* dst, const void* src, uint32_t bytes, uint64_t* bar) {
-  TT_TMA_PTX("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(shared_address(bar)), "r"(bytes) : "memory");
-  if (bytes == 0) return;
-  if constexpr (kEvictLast) {
-    uint64_t policy = 0;
-    TT_TMA_PTX("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
-    TT_TMA_PTX("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint [%0], [%1], %2, [%3], %4;" ::"r"(
-                   shared_address(dst)),
-               "l"(src), "r"(bytes), "r"(shared_address(bar)), "l"(policy)
-               : "memory");
-  } else {
-    TT_TMA_PTX("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
-                   shared_address(dst)),
-               "l"(src), "r"(bytes), "r"(shared_address(bar))
-               : "memory");
-  }
-}
-
 // One thread: stores `src` to box (c0, c1, c2) of `map` (clipped at the tensor's edges) and
 // closes a bulk group with it.
 __device__ __forceinline__ void tma_store_box(const TmaMap* map, const void* src, int c0, int c1, int c2) {

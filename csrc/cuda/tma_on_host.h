@@ -80,14 +80,6 @@ inline void tma_load_box_evict_last(void* dst, const TmaMap* map, uint64_t* bar,
   tma_load_box(dst, map, bar, bytes, c0, c1, c2);  // a cache policy has no meaning here
 }
 
-template <bool kEvictLast>
-inline void bulk_load(void* dst, const void* src, uint32_t bytes, uint64_t* bar) {
-  if ((reinterpret_cast<uintptr_t>(dst) | reinterpret_cast<uintptr_t>(src) | bytes) % 16 != 0)
-    host_emulation::fail("bulk_load: an address or the size off the 16-byte grid");
-  std::memcpy(dst, src, bytes);
-  __atomic_fetch_add(bar, uint64_t{1}, __ATOMIC_RELEASE);
-}
-
 // A store clips rows at the 16-byte boundary after the tensor's innermost extent, not at the
 // extent itself: so the H200 did (session 41, bench/NOTES.md v44): a box stored into rows of 74
 // bytes (an `out=` view of rows 112 bytes apart) wrote bytes 74-79 of every row too.
