@@ -538,8 +538,8 @@ TEST(KernelsOnHost, SpanTiles) {
         permute_case({3, 256, 40}, {0, 2, 1}, e, {0, 40, 1}, 1),  // expanded batch: every item the same
         permute_case({2, 3, 48, 6, 7}, {0, 1, 3, 4, 2}, e, {}, 2),
         // rows of 35, 143 and 54 (size_a % 4 = 3, 3, 2) in batch items 1 or 3 elements further
-        // apart than packed, so that each item's span starts elsewhere off the grid (2-byte row
-        // quads: every head % 4 for each size_a % 4)
+        // apart than packed, so that each item's span starts elsewhere off the grid: every head
+        // % 4 for each size_a % 4 (what bench/NOTES.md v47's row quads branched on)
         permute_case({4, 64, 35}, {0, 2, 1}, e, {64 * 35 + 1, 35, 1}),
         permute_case({4, 80, 143}, {0, 2, 1}, e, {80 * 143 + 3, 143, 1}, 1),
         permute_case({4, 64, 54}, {0, 2, 1}, e, {64 * 54 + 1, 54, 1}, 2),
