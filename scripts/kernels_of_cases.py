@@ -6,6 +6,7 @@ A/B (bench.ab_gpu_time) by the kernel a change touches.
     python3 scripts/kernels_of_cases.py "32x3x224x224" "5-D"   # cases whose name contains these
     python3 scripts/kernels_of_cases.py --suite models Whisper   # the models suite's
 """
+import argparse
 import re
 import sys
 
@@ -43,8 +44,8 @@ def main(patterns, which="default"):
 
 
 if __name__ == "__main__":
-    args = sys.argv[1:]
-    if args[:1] == ["--suite"]:
-        main(args[2:], args[1])
-    else:
-        main(args)
+    parser = argparse.ArgumentParser(description="which kernel serves each suite case")
+    parser.add_argument("--suite", default="default", choices=case_defs.SUITES)
+    parser.add_argument("patterns", nargs="*", help="substrings of case names (none: every case)")
+    args = parser.parse_args()
+    main(args.patterns, args.suite)

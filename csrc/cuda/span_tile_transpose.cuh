@@ -100,10 +100,6 @@ inline bool span_tiles_fit(const LayoutPlan& plan, const FastDims& f, uintptr_t 
          f.out_sa % v == 0 && out_address % 16 == 0 && plan.batch_strides_multiple_of(plan.out_strides, v);
 }
 
-inline bool span_tiles_fit(const LayoutPlan& plan, uintptr_t out_address) {
-  return span_tiles_fit(plan, FastDims::from_plan(plan), out_address);
-}
-
 // Which plans take span tiles unless the switch says otherwise: 1- and 2-byte plans whose input
 // rows are not whole 16-byte vectors. H200, same-call A/B by GPU time, ratio to copy, two rounds,
 // switch off -> rule (bench/NOTES.md v44, results/h200-ab-session41.md): bf16 128x2048x7x7

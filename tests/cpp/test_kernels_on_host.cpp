@@ -525,6 +525,14 @@ TEST(KernelsOnHost, RealignWindowTiles) {
 // the last tile along b (a vector cut in two), tiles of 4, 2 and 1 lines of each output row (rows
 // of up to 80, 160 and 256 elements), the longest rows taken, rows of 32 (the shortest
 // past the narrow kernels), an expanded batch, several batch dims, and `out=` views.
+// Whether span tiles fit the case's plan at check_case's addresses (4096 bytes past an aligned
+// base, plus the case's offsets).
+bool span_tiles_fit_case(const Case& c) {
+  const uintptr_t out_address = 4096 + c.out_offset * c.element_bytes;
+  const LayoutPlan plan = plan_of(c, 4096 + c.in_offset * c.element_bytes, out_address);
+  return torch_transpose::span_tiles_fit(plan, torch_transpose::FastDims::from_plan(plan), out_address);
+}
+
 TEST(KernelsOnHost, SpanTiles) {
   for (int e : {1, 2, 4, 8}) {
     const std::vector<Case> cases = {
@@ -548,8 +556,7 @@ TEST(KernelsOnHost, SpanTiles) {
         into_view(permute_case({3, 70, 45}, {0, 2, 1}, e, {}, 9), {45 * 112, 112, 1}, 16, "buf[:, :, 16:86]"),
     };
     for (const Case& c : cases) {
-      const uintptr_t out_address = 4096 + c.out_offset * e;
-      EXPECT_TRUE(torch_transpose::span_tiles_fit(plan_of(c, 4096 + c.in_offset * e, out_address), out_address)) << c.name;
+      EXPECT_TRUE(span_tiles_fit_case(c)) << c.name;
       check_case(c);
     }
   }
@@ -559,10 +566,7 @@ TEST(KernelsOnHost, SpanTiles) {
 // a strided input fast dim, output rows off the 16-byte grid (a row stride or a base), and
 // 16-byte elements.
 TEST(KernelsOnHost, SpanTilePlans) {
-  const auto fits = [](const Case& c) {
-    const uintptr_t out_address = 4096 + c.out_offset * c.element_bytes;
-    return torch_transpose::span_tiles_fit(plan_of(c, 4096 + c.in_offset * c.element_bytes, out_address), out_address);
-  };
+  const auto fits = span_tiles_fit_case;
   EXPECT_FALSE(fits(permute_case({8, 64, 257}, {0, 2, 1}, 2)));
   EXPECT_TRUE(fits(permute_case({8, 64, 256}, {0, 2, 1}, 2)));
   EXPECT_FALSE(fits(permute_case({8, 64, 49}, {0, 2, 1}, 2, {64 * 52, 52, 1})));   // x[..., :49] of rows of 52
