@@ -40,6 +40,7 @@
 
 #include "../env_switch.h"
 #include "cuda_common.cuh"
+#include "span_gather_banks.h"
 #include "tile_order.cuh"
 
 namespace torch_transpose {
@@ -77,9 +78,25 @@ inline int span_tile_lines(int64_t size_a, int64_t max_bytes) {
   return forced == 1 || forced == 2 || forced == 4 ? std::min(static_cast<int>(forced), most) : most;
 }
 
-// The span tile kernel's arguments: the tile walk (one tile along a), and size_a as a divisor.
+// TORCH_TRANSPOSE_SPAN_WHOLE_LINES: 0 = the store phase's lanes go in pairs along b (one sector
+// of 16 rows per warp store), 1 or unset = whole lines (four 128-byte lines per warp store).
+inline Override span_whole_lines_override() {
+  static const Override setting = env_override("TORCH_TRANSPOSE_SPAN_WHOLE_LINES");
+  return setting;
+}
+
+// TORCH_TRANSPOSE_SPAN_ROTATION=0..15 forces the whole-line gather's rotation step (taken modulo
+// the elements per vector; tests, A/B runs); unset, span_rotation_step's model chooses it.
+inline int span_rotation_override() {
+  static const int forced = static_cast<int>(env_int_in_range("TORCH_TRANSPOSE_SPAN_ROTATION", 0, 15, -1));
+  return forced;
+}
+
+// The span tile kernel's arguments: the tile walk (one tile along a), size_a as a divisor, and
+// the whole-line gather's rotation step (span_gather_banks.h).
 struct SpanTileArgs : SquareTileArgs {
   FastDivmod by_size_a;
+  int rotation_step = 0;
 };
 
 // Shared memory of one tile: the span's chunks, one more for the head's offset from the grid.
@@ -112,10 +129,13 @@ inline bool span_tiles_by_default(int element_bytes, int vector_elems) {
   return element_bytes <= 2 && vector_elems * element_bytes < 16;
 }
 
-inline SpanTileArgs make_span_tile_args(const LayoutPlan& plan, int64_t size_a, int tile_b) {
+inline SpanTileArgs make_span_tile_args(const LayoutPlan& plan, int64_t size_a, int lines, int tile_b) {
   SpanTileArgs args;
   static_cast<SquareTileArgs&>(args) = SquareTileArgs::make_rect(plan, size_a, tile_b, 0);
   args.by_size_a = FastDivmod(static_cast<uint32_t>(args.size_a));
+  const int forced = span_rotation_override();
+  args.rotation_step = forced >= 0 ? forced % (16 / plan.element_bytes)
+                                   : span_rotation_step(plan.element_bytes, static_cast<int>(size_a), lines, kThreads);
   return args;
 }
 
@@ -257,9 +277,28 @@ __device__ __forceinline__ void store_ragged(const RaggedElement<T>& r, int head
   if (r.j >= 0) reinterpret_cast<T*>(chunks)[head + r.j] = r.value;
 }
 
+// The 16 bytes whose byte j is byte (j - rb) % 16 of x (rb in 0..15): undoes a gather that put
+// element (k + r) % kV of a vector in slot k (rb = r * element bytes). Selects rather than a
+// run-time register index, which would go to local memory.
+__device__ __forceinline__ uint4 rotate_bytes_up(uint4 x, int rb) {
+  const int words = ((rb + 3) >> 2) & 3;                        // whole words to rotate by (rounded up)
+  const unsigned int shift = (32u - 8u * (rb & 3)) & 31u;        // then back by the rest, in bits
+  const bool one = words & 1, two = words & 2;
+  const unsigned int y0 = one ? x.w : x.x, y1 = one ? x.x : x.y, y2 = one ? x.y : x.z, y3 = one ? x.z : x.w;
+  const unsigned int z0 = two ? y2 : y0, z1 = two ? y3 : y1, z2 = two ? y0 : y2, z3 = two ? y1 : y3;  // z[i] = x[i - words]
+  return make_uint4(__funnelshift_r(z0, z1, shift), __funnelshift_r(z1, z2, shift), __funnelshift_r(z2, z3, shift),
+                    __funnelshift_r(z3, z0, shift));
+}
+
 // Stores the tile in `chunks` (the span, loaded): each thread gathers 16-byte vectors of output
 // rows, kV elements size_a apart in shared memory, and stores them whole.
-template <typename T, int kLines>
+// kWholeLines: a warp's 32 lanes take 4 rows a by the 8 vectors of one 128-byte line each, so
+// every warp store writes whole lines; lane s reads its vector's elements rotated by
+// (s * rotation_step) % kV (span_gather_banks.h), so that the 8 sides' shared loads spread over
+// the banks. Otherwise lanes go in pairs along b (one whole 32-byte sector per pair) and 16
+// pairs along a: with size_a apart elements along a pair's neighbours, that keeps a warp's
+// shared reads at about 1.4 wavefronts each on average over size_a in 32..320, at most 2.25.
+template <typename T, int kLines, bool kWholeLines>
 __device__ __forceinline__ void store_span_tile(const SpanTileAt<T>& at, const SpanTileArgs& args, const uint4* chunks) {
   using Shape = SpanShape<sizeof(T), kLines>;
   constexpr int kV = Shape::kV;
@@ -267,20 +306,44 @@ __device__ __forceinline__ void store_span_tile(const SpanTileAt<T>& at, const S
   const T* elements = reinterpret_cast<const T*>(chunks) + at.head;  // element (b - b0) * size_a + a
   const int vectors_here = (at.nb + kV - 1) / kV;                    // vectors per output row in this tile
   const int total = size_a * Shape::kVectorsPerRow;
+  // Lane s's rotation (v & 7 is the same for every v of this thread: kThreads is a multiple of 8).
+  const int rotation = kWholeLines ? ((static_cast<int>(threadIdx.x) & 7) * args.rotation_step) & (kV - 1) : 0;
   for (int v = static_cast<int>(threadIdx.x); v < total; v += kThreads) {
-    // v -> (pair, a, side): pairs of vectors along b outermost, a, then the pair's two sides.
-    uint32_t pair, a;
-    args.by_size_a.divmod(static_cast<uint32_t>(v >> 1), pair, a);
-    const int g = static_cast<int>(pair) * 2 + (v & 1);  // vector g of output row a: elements g kV .. g kV + kV - 1
+    uint32_t group, a;
+    int g;  // vector g of output row a: elements g kV .. g kV + kV - 1
+    if constexpr (kWholeLines) {  // v -> (line, a, side): lines outermost, a, then the line's 8 vectors
+      args.by_size_a.divmod(static_cast<uint32_t>(v >> 3), group, a);
+      g = static_cast<int>(group) * 8 + (v & 7);
+    } else {  // v -> (pair, a, side): pairs of vectors along b outermost, a, then the pair's two sides
+      args.by_size_a.divmod(static_cast<uint32_t>(v >> 1), group, a);
+      g = static_cast<int>(group) * 2 + (v & 1);
+    }
     if (g >= vectors_here) continue;
     const T* column = elements + g * kV * size_a + static_cast<int>(a);
     T* row = at.dst + static_cast<int64_t>(a) * args.out_sa + at.b0 + g * kV;
     if ((g + 1) * kV <= at.nb) {
       Vec<T, kV> out;
+      uint4 bits;
+      if constexpr (kWholeLines) {
+        // Slot k takes element (k + rotation) % kV: a pointer that steps by size_a and wraps
+        // once. (Offsets ((k + rotation) % kV) * size_a came out hoisted out of the v loop: 8
+        // more live registers, 52 in all for 2-byte elements, so 4 blocks per SM instead of 8.)
+        const T* at_k = column + rotation * size_a;
+        const T* const past = column + kV * size_a;
 #pragma unroll
-      for (int k = 0; k < kV; ++k) out.v[k] = column[k * size_a];
+        for (int k = 0; k < kV; ++k) {
+          out.v[k] = *at_k;
+          at_k += size_a;
+          if (at_k == past) at_k = column;
+        }
+        bits = rotate_bytes_up(*reinterpret_cast<const uint4*>(&out), rotation * static_cast<int>(sizeof(T)));
+      } else {
+#pragma unroll
+        for (int k = 0; k < kV; ++k) out.v[k] = column[k * size_a];
+        bits = *reinterpret_cast<const uint4*>(&out);
+      }
       // Through __stwb: see store_window_rows (a plain assignment came out as element stores).
-      __stwb(reinterpret_cast<uint4*>(row), *reinterpret_cast<const uint4*>(&out));
+      __stwb(reinterpret_cast<uint4*>(row), bits);
     } else {  // the tile's last vector, cut by nb
       for (int k = 0; g * kV + k < at.nb; ++k) row[k] = column[k * size_a];
     }
@@ -289,9 +352,8 @@ __device__ __forceinline__ void store_span_tile(const SpanTileAt<T>& at, const S
 
 // One buffer: a block loads its tile's span, waits for it, stores the tile, and takes the next
 // tile a grid away (one tile per block unless the grid is capped).
-template <typename T, int kLines, bool kEvictLast>
-__global__ void __launch_bounds__(kThreads) span_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out,
-                                                                      const SpanTileArgs args) {
+template <typename T, int kLines, bool kEvictLast, bool kWholeLines>
+__device__ __forceinline__ void span_tiles(const T* __restrict__ in, T* __restrict__ out, const SpanTileArgs& args) {
   constexpr int kTileB = SpanShape<sizeof(T), kLines>::kTileB;
   uint4* chunks = reinterpret_cast<uint4*>(dynamic_smem());
   const int size_a = static_cast<int>(args.size_a);
@@ -302,9 +364,22 @@ __global__ void __launch_bounds__(kThreads) span_tile_transpose_kernel(const T* 
     store_ragged(load_ragged(at, at.nb * size_a), at.head, chunks);
     wait_chunk_copies<0>();
     __syncthreads();
-    store_span_tile<T, kLines>(at, args, chunks);
+    store_span_tile<T, kLines, kWholeLines>(at, args, chunks);
     __syncthreads();  // the next tile reuses the shared buffer
   }
+}
+
+template <typename T, int kLines, bool kEvictLast, bool kWholeLines>
+__global__ void __launch_bounds__(kThreads) span_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out,
+                                                                      const SpanTileArgs args) {
+  span_tiles<T, kLines, kEvictLast, kWholeLines>(in, out, args);
+}
+
+// A/B variant: whole lines held to 32 registers (8 blocks per SM, as shared memory allows).
+template <typename T, int kLines, bool kEvictLast>
+__global__ void __launch_bounds__(kThreads, 8) span_tile_capped_transpose_kernel(const T* __restrict__ in, T* __restrict__ out,
+                                                                                const SpanTileArgs args) {
+  span_tiles<T, kLines, kEvictLast, true>(in, out, args);
 }
 
 }  // namespace torch_transpose
