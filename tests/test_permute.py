@@ -152,12 +152,33 @@ def test_channels_last_of_small_spatial_grids(device, dtype):
 
 @pytest.mark.cuda
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
-@pytest.mark.parametrize("switches", [{"TORCH_TRANSPOSE_SPAN_TILES": "0"}, {"TORCH_TRANSPOSE_SPAN_TILES": "1"}],
-                         ids=["off", "forced"])
+@pytest.mark.parametrize("switches", [{"TORCH_TRANSPOSE_SPAN_TILES": "0"}, {"TORCH_TRANSPOSE_SPAN_TILES": "1"},
+                                      {"TORCH_TRANSPOSE_SPAN_TILES": "1", "TORCH_TRANSPOSE_SPAN_WHOLE_LINES": "1"},
+                                      {"TORCH_TRANSPOSE_SPAN_TILES": "1", "TORCH_TRANSPOSE_SPAN_WHOLE_LINES": "1",
+                                       "TORCH_TRANSPOSE_SPAN_ROTATION": "3"}],
+                         ids=["off", "forced", "whole-lines", "whole-lines-step-3"])
 def test_channels_last_of_small_grids_with_span_tiles_switched(switches):
     # TORCH_TRANSPOSE_SPAN_TILES=1: every plan span tiles fit takes them (rows of whole vectors
-    # too); 0: none does (square, window and realign window tiles again).
+    # too); 0: none does (square, window and realign window tiles again). The test's grids are
+    # too small for the whole-line store rule (2-byte, at least 4 tiles per SM): with
+    # TORCH_TRANSPOSE_SPAN_WHOLE_LINES=1 every span tile plan stores whole lines, each lane's
+    # gather rotated by the bank model's step or by a forced one (3: every rotation of odd
+    # elements for 2-byte vectors).
     run_file_with_switches(__file__, switches, "test_channels_last_of_small_spatial_grids and cuda", 4)
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=str)
+def test_channels_last_of_vit_patch_grids(dtype):
+    # ViT-B's patch grid (768 channels of 14 x 14) and a 10 x 10 one at their models' batch sizes:
+    # grids of 768 span tiles, enough for the whole-line store rule on an H200 (at least 4 tiles
+    # per SM), into a fresh tensor and a guarded view of a wider buffer.
+    for n, c, h, w in [(64, 768, 14, 14), (256, 384, 10, 10)]:
+        x = random_bits((n, c, h, w), dtype, "cuda")
+        check_fresh_and_guarded_outputs(x, (0, 2, 3, 1))
+        buf = poisoned((n, h, w, c + 16), dtype, "cuda")
+        check_permute_into_view(x, (0, 2, 3, 1), buf, buf[..., 8:8 + c])
 
 
 @pytest.mark.parametrize("dtype", [torch.uint8, torch.bfloat16, torch.float32], ids=str)

@@ -527,16 +527,12 @@ bool launch_span_tiles(const LayoutPlan& plan, const FastDims& f, const T* in, T
     const int64_t size_a = f.size_a;
     const int lines = span_tile_lines(size_a, kSpanMaxBytes);
     with_span_lines(lines, [&](auto kLines) {
-      const SpanTileArgs args = make_span_tile_args(plan, size_a, lines, SpanShape<sizeof(T), kLines.value>::kTileB);
+      SpanTileArgs args = make_span_tile_args(plan, size_a, SpanShape<sizeof(T), kLines.value>::kTileB);
+      const bool whole_lines =
+          decide(span_whole_lines_override(), span_whole_lines_by_default(sizeof(T), args.order.total, sm_count));
+      if (whole_lines) args.rotation_step = span_tile_rotation_step(sizeof(T), size_a, lines);
       with_bool(l2_evict_last_loads(true), [&](auto kEvictLast) {
-        static const long long capped = env_int_in_range("TORCH_TRANSPOSE_SPAN_CAPPED", 0, 1, 0);
-        if (capped == 1 && sizeof(T) == 2) {
-          launch_kernel(span_tile_capped_transpose_kernel<T, kLines.value, kEvictLast.value>,
-                        grid_for(args.order.total, sm_count), kThreads, span_tile_smem_bytes(size_a, lines), stream, in,
-                        out, args);
-          return;
-        }
-        with_bool(decide(span_whole_lines_override(), true), [&](auto kWholeLines) {
+        with_bool(whole_lines, [&](auto kWholeLines) {
           launch_kernel(span_tile_transpose_kernel<T, kLines.value, kEvictLast.value, kWholeLines.value>,
                         grid_for(args.order.total, sm_count), kThreads, span_tile_smem_bytes(size_a, lines), stream, in,
                         out, args);

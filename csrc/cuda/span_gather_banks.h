@@ -37,17 +37,15 @@ inline int span_gather_wavefronts(int element_bytes, int size_a, int lines, int 
         const int64_t element = static_cast<int64_t>((line * 8 + s) * v_elems + kk) * size_a + a;
         word[lane] = element * element_bytes / 4;
       }
-      int worst = 0;
-      for (int bank = 0; bank < 32; ++bank) {
-        int distinct = 0;
-        for (int lane = 0; lane < 32; ++lane) {
-          if (word[lane] < 0 || word[lane] % 32 != bank) continue;
-          bool seen = false;
-          for (int other = 0; other < lane && !seen; ++other) seen = word[other] == word[lane];
-          distinct += seen ? 0 : 1;
-        }
-        worst = distinct > worst ? distinct : worst;
+      std::array<int, 32> distinct{};  // distinct words per bank
+      for (int lane = 0; lane < 32; ++lane) {
+        if (word[lane] < 0) continue;
+        bool seen = false;
+        for (int other = 0; other < lane && !seen; ++other) seen = word[other] == word[lane];
+        if (!seen) ++distinct[word[lane] % 32];
       }
+      int worst = 0;
+      for (int count : distinct) worst = count > worst ? count : worst;
       sum += worst;
     }
   }

@@ -18,13 +18,13 @@
 //   into shared memory at its own offset from the 16-byte grid (`head` elements), so the shared
 //   copy is the span byte for byte. The at most kV - 1 elements before the first whole chunk and
 //   after the last one go element by element: nothing outside the span is read.
-// * Store: output row a of the tile is kTileB elements (128 bytes) from b0; each thread gathers
-//   one 16-byte vector of it (kV elements, size_a apart in shared memory) and stores it whole.
-//   Lanes go in pairs along b (one whole 32-byte sector per pair) and 16 pairs along a: with
-//   size_a apart elements along a pair's neighbours, that keeps a warp's shared reads at about
-//   1.4 wavefronts each on average over size_a in 32..320, at most 2.25 (one lane per vector
-//   along a: 1.06, but every store a half sector; a whole line of eight vectors per row: up to
-//   eight-way conflicts when size_a is a multiple of 8).
+// * Store: output row a of the tile is kTileB elements (kLines x 128 bytes) from b0; each thread
+//   gathers one 16-byte vector of it (kV elements, size_a apart in shared memory) and stores it
+//   whole. Two lane mappings (store_span_tile; span_whole_lines_by_default picks): lanes in pairs
+//   along b and 16 pairs along a (a warp store writes one sector of each of 16 rows; at most 2.25
+//   wavefronts per shared load), or whole lines, 8 lanes along b and 4 rows along a (a warp store
+//   writes four whole lines), each lane's gather rotated so that the 8 lanes of a line read other
+//   banks (span_gather_banks.h models the conflicts and picks the rotation).
 // Output rows must allow 16-byte stores: out_sb == 1, the base, out_sa and the batch strides on
 // the 16-byte grid (span_tiles_fit). The last tile along b may be partial: its vectors past nb
 // are skipped, and a vector that nb cuts goes element by element.
@@ -78,11 +78,25 @@ inline int span_tile_lines(int64_t size_a, int64_t max_bytes) {
   return forced == 1 || forced == 2 || forced == 4 ? std::min(static_cast<int>(forced), most) : most;
 }
 
-// TORCH_TRANSPOSE_SPAN_WHOLE_LINES: 0 = the store phase's lanes go in pairs along b (one sector
-// of 16 rows per warp store), 1 or unset = whole lines (four 128-byte lines per warp store).
+// TORCH_TRANSPOSE_SPAN_WHOLE_LINES: 1 = the store phase writes whole lines (four 128-byte lines
+// per warp store) on every span tile plan, 0 = lanes in pairs along b everywhere (a sector of 16
+// rows per warp store), unset = span_whole_lines_by_default.
 inline Override span_whole_lines_override() {
   static const Override setting = env_override("TORCH_TRANSPOSE_SPAN_WHOLE_LINES");
   return setting;
+}
+
+// Which span tile plans store whole lines unless the switch says otherwise: 2-byte ones of at
+// least 4 tiles per SM. H200, same-call A/Bs by GPU time, ratio to copy, pairs -> whole lines
+// (bench/NOTES.md v48, results/h200-ab-session45.md), 768-1024 tiles: fp16 64x768x14x14 (ViT-B
+// patches) 0.80-0.85 -> 0.84-0.87, fp16 256x384x10x10 0.82-0.85 -> 0.84-0.88, bf16 128x512x14x14
+// 0.85-0.86 -> 0.86, fp16 64x768x13x13 0.77-0.79 -> 0.78-0.80, bf16 128x2048x7x7 level
+// (0.86-0.89 / 0.87). Grids of 128-256 tiles lost (bf16 32x256x15x15 0.645 -> 0.60, bf16
+// 64x1024x5x7 0.70 -> 0.65, fp16 64x768x6x9 0.66 -> 0.60), as did 1-byte plans at any size (int8
+// 64x768x14x14 0.655 -> 0.56): with one or two blocks per SM the longer chain per vector (the
+// rotated gather and the byte rotation) is what the SM waits on, not the shared loads' conflicts.
+inline bool span_whole_lines_by_default(int element_bytes, int64_t tiles, int sm_count) {
+  return element_bytes == 2 && tiles >= 4 * static_cast<int64_t>(sm_count);
 }
 
 // TORCH_TRANSPOSE_SPAN_ROTATION=0..15 forces the whole-line gather's rotation step (taken modulo
@@ -129,14 +143,18 @@ inline bool span_tiles_by_default(int element_bytes, int vector_elems) {
   return element_bytes <= 2 && vector_elems * element_bytes < 16;
 }
 
-inline SpanTileArgs make_span_tile_args(const LayoutPlan& plan, int64_t size_a, int lines, int tile_b) {
+inline SpanTileArgs make_span_tile_args(const LayoutPlan& plan, int64_t size_a, int tile_b) {
   SpanTileArgs args;
   static_cast<SquareTileArgs&>(args) = SquareTileArgs::make_rect(plan, size_a, tile_b, 0);
   args.by_size_a = FastDivmod(static_cast<uint32_t>(args.size_a));
-  const int forced = span_rotation_override();
-  args.rotation_step = forced >= 0 ? forced % (16 / plan.element_bytes)
-                                   : span_rotation_step(plan.element_bytes, static_cast<int>(size_a), lines, kThreads);
   return args;
+}
+
+// The whole-line gather's rotation step: the switch's, or span_gather_banks.h's model's.
+inline int span_tile_rotation_step(int element_bytes, int64_t size_a, int lines) {
+  const int forced = span_rotation_override();
+  return forced >= 0 ? forced % (16 / element_bytes)
+                     : span_rotation_step(element_bytes, static_cast<int>(size_a), lines, kThreads);
 }
 
 // A 16-byte copy from global to shared memory that needs no register: the SM's asynchronous copy
@@ -353,7 +371,8 @@ __device__ __forceinline__ void store_span_tile(const SpanTileAt<T>& at, const S
 // One buffer: a block loads its tile's span, waits for it, stores the tile, and takes the next
 // tile a grid away (one tile per block unless the grid is capped).
 template <typename T, int kLines, bool kEvictLast, bool kWholeLines>
-__device__ __forceinline__ void span_tiles(const T* __restrict__ in, T* __restrict__ out, const SpanTileArgs& args) {
+__global__ void __launch_bounds__(kThreads) span_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out,
+                                                                      const SpanTileArgs args) {
   constexpr int kTileB = SpanShape<sizeof(T), kLines>::kTileB;
   uint4* chunks = reinterpret_cast<uint4*>(dynamic_smem());
   const int size_a = static_cast<int>(args.size_a);
@@ -367,19 +386,6 @@ __device__ __forceinline__ void span_tiles(const T* __restrict__ in, T* __restri
     store_span_tile<T, kLines, kWholeLines>(at, args, chunks);
     __syncthreads();  // the next tile reuses the shared buffer
   }
-}
-
-template <typename T, int kLines, bool kEvictLast, bool kWholeLines>
-__global__ void __launch_bounds__(kThreads) span_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out,
-                                                                      const SpanTileArgs args) {
-  span_tiles<T, kLines, kEvictLast, kWholeLines>(in, out, args);
-}
-
-// A/B variant: whole lines held to 32 registers (8 blocks per SM, as shared memory allows).
-template <typename T, int kLines, bool kEvictLast>
-__global__ void __launch_bounds__(kThreads, 8) span_tile_capped_transpose_kernel(const T* __restrict__ in, T* __restrict__ out,
-                                                                                const SpanTileArgs args) {
-  span_tiles<T, kLines, kEvictLast, true>(in, out, args);
 }
 
 }  // namespace torch_transpose

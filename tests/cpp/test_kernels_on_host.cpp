@@ -524,7 +524,8 @@ TEST(KernelsOnHost, RealignWindowTiles) {
 // input's base off the 16-byte grid (ragged span ends, element by element), output rows cut by
 // the last tile along b (a vector cut in two), tiles of 4, 2 and 1 lines of each output row (rows
 // of up to 80, 160 and 256 elements), the longest rows taken, rows of 32 (the shortest
-// past the narrow kernels), an expanded batch, several batch dims, and `out=` views.
+// past the narrow kernels), an expanded batch, several batch dims, and `out=` views; both store
+// mappings (pairs, whole lines: the forced run sets whole lines everywhere, rotation step 3).
 // Whether span tiles fit the case's plan at check_case's addresses (4096 bytes past an aligned
 // base, plus the case's offsets).
 bool span_tiles_fit_case(const Case& c) {
@@ -557,7 +558,10 @@ TEST(KernelsOnHost, SpanTiles) {
     };
     for (const Case& c : cases) {
       EXPECT_TRUE(span_tiles_fit_case(c)) << c.name;
-      check_case(c);
+      // sm_count 1: every 2-byte case has at least 4 tiles per SM, so the rule stores whole lines;
+      // 1000: none has, so it stores in pairs (other widths: pairs both times, unless forced).
+      check_case(c, 1);
+      check_case(c, 1000);
     }
   }
 }
