@@ -10,7 +10,9 @@
 // 1.6 TB/s: a block loads its span, waits, then stores, with at most 8 blocks (50-200 KB) per SM
 // in flight. Two ways to overlap a block's stores with its loads lost (bench/NOTES.md v44, v45):
 // a second buffer on a persistent grid (session 41), and a span loaded and stored in 2 or 4
-// parts (session 42); what holds these tiles near 0.85 is still open.
+// parts (session 42). Whole-line stores (session 45, v48: span_whole_lines_by_default) lifted
+// the larger 2-byte grids by 0.01-0.03 (ViT-B's patches 0.84-0.87 by GPU time); what holds these
+// tiles below 0.9 is still open.
 //
 // A tile here is every element of kTileB consecutive input rows (b0 .. b0 + kTileB - 1): one
 // contiguous span of nb * size_a elements, whatever size_a is.
