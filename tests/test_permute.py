@@ -162,8 +162,8 @@ def test_channels_last_of_small_grids_with_span_tiles_switched(switches):
     # too); 0: none does (square, window and realign window tiles again). The test's grids are
     # too small for the whole-line store rule (2-byte, at least 4 tiles per SM): with
     # TORCH_TRANSPOSE_SPAN_WHOLE_LINES=1 every span tile plan stores whole lines, each lane's
-    # gather rotated by the bank model's step or by a forced one (3: every rotation of odd
-    # elements for 2-byte vectors).
+    # gather rotated by the bank model's step or by a forced one (3: the 8 lanes of a line take
+    # every rotation 0-7 of a 2-byte vector).
     run_file_with_switches(__file__, switches, "test_channels_last_of_small_spatial_grids and cuda", 4)
 
 

@@ -137,6 +137,19 @@ inline bool l2_evict_last_loads(bool rule) {
 constexpr size_t kSmemPerSm = 228 * 1024, kSmemReservedPerBlock = 1024;
 constexpr size_t smem_for_at_most(int blocks) { return kSmemPerSm / (blocks + 1) - kSmemReservedPerBlock + 1; }
 
+// Bytes [m, m + 16) of the 32 bytes lo:hi (m in 0..15): the aligned chunk that starts m bytes
+// into the first. Selects instead of a run-time register index (which would go to local memory).
+__device__ __forceinline__ uint4 realign_chunk(uint4 lo, uint4 hi, int m) {
+  const unsigned int w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+  const int s = m >> 2;
+  const unsigned int shift = 8u * static_cast<unsigned int>(m & 3);
+  unsigned int x[5];
+#pragma unroll
+  for (int k = 0; k < 5; ++k) x[k] = s == 0 ? w[k] : s == 1 ? w[k + 1] : s == 2 ? w[k + 2] : w[k + 3];
+  return make_uint4(__funnelshift_r(x[0], x[1], shift), __funnelshift_r(x[1], x[2], shift),
+                    __funnelshift_r(x[2], x[3], shift), __funnelshift_r(x[3], x[4], shift));
+}
+
 // y[i] = bytes i of x[0], x[1], x[2], x[3] (from the low byte up).
 __device__ __forceinline__ void transpose_4x4_bytes(uint32_t x0, uint32_t x1, uint32_t x2, uint32_t x3, uint32_t (&y)[4]) {
   const uint32_t lo01 = __byte_perm(x0, x1, 0x5140), hi01 = __byte_perm(x0, x1, 0x7362);

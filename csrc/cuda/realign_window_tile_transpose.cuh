@@ -103,19 +103,6 @@ __device__ __forceinline__ uint4 chunk_of_next_lane(uint4 v, int width) {
 #endif
 }
 
-// Bytes [m, m + 16) of the 32 bytes lo:hi (m in 0..15): the aligned chunk that starts m bytes
-// into the first. Selects instead of a run-time register index (which would go to local memory).
-__device__ __forceinline__ uint4 realign_chunk(uint4 lo, uint4 hi, int m) {
-  const unsigned int w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
-  const int s = m >> 2;
-  const unsigned int shift = 8u * static_cast<unsigned int>(m & 3);
-  unsigned int x[5];
-#pragma unroll
-  for (int k = 0; k < 5; ++k) x[k] = s == 0 ? w[k] : s == 1 ? w[k + 1] : s == 2 ? w[k + 2] : w[k + 3];
-  return make_uint4(__funnelshift_r(x[0], x[1], shift), __funnelshift_r(x[1], x[2], shift),
-                    __funnelshift_r(x[2], x[3], shift), __funnelshift_r(x[3], x[4], shift));
-}
-
 // The cover chunk index past which a row's share holds no element of the tensor (edge tiles
 // along a): loads clamp to it, so that every chunk read holds at least one of the row's elements.
 __device__ __forceinline__ int last_cover_chunk(int m, int a_here, int element_bytes) {

@@ -297,25 +297,12 @@ __device__ __forceinline__ void store_ragged(const RaggedElement<T>& r, int head
   if (r.j >= 0) reinterpret_cast<T*>(chunks)[head + r.j] = r.value;
 }
 
-// The 16 bytes whose byte j is byte (j - rb) % 16 of x (rb in 0..15): undoes a gather that put
-// element (k + r) % kV of a vector in slot k (rb = r * element bytes). Selects rather than a
-// run-time register index, which would go to local memory.
-__device__ __forceinline__ uint4 rotate_bytes_up(uint4 x, int rb) {
-  const int words = ((rb + 3) >> 2) & 3;                        // whole words to rotate by (rounded up)
-  const unsigned int shift = (32u - 8u * (rb & 3)) & 31u;        // then back by the rest, in bits
-  const bool one = words & 1, two = words & 2;
-  const unsigned int y0 = one ? x.w : x.x, y1 = one ? x.x : x.y, y2 = one ? x.y : x.z, y3 = one ? x.z : x.w;
-  const unsigned int z0 = two ? y2 : y0, z1 = two ? y3 : y1, z2 = two ? y0 : y2, z3 = two ? y1 : y3;  // z[i] = x[i - words]
-  return make_uint4(__funnelshift_r(z0, z1, shift), __funnelshift_r(z1, z2, shift), __funnelshift_r(z2, z3, shift),
-                    __funnelshift_r(z3, z0, shift));
-}
-
 // Stores the tile in `chunks` (the span, loaded): each thread gathers 16-byte vectors of output
 // rows, kV elements size_a apart in shared memory, and stores them whole.
 // kWholeLines: a warp's 32 lanes take 4 rows a by the 8 vectors of one 128-byte line each, so
 // every warp store writes whole lines; lane s reads its vector's elements rotated by
 // (s * rotation_step) % kV (span_gather_banks.h), so that the 8 sides' shared loads spread over
-// the banks. Otherwise lanes go in pairs along b (one whole 32-byte sector per pair) and 16
+// the banks, and rotates the packed vector back (realign_chunk). Otherwise lanes go in pairs along b (one whole 32-byte sector per pair) and 16
 // pairs along a: with size_a apart elements along a pair's neighbours, that keeps a warp's
 // shared reads at about 1.4 wavefronts each on average over size_a in 32..320, at most 2.25.
 template <typename T, int kLines, bool kWholeLines>
@@ -356,7 +343,11 @@ __device__ __forceinline__ void store_span_tile(const SpanTileAt<T>& at, const S
           at_k += size_a;
           if (at_k == past) at_k = column;
         }
-        bits = rotate_bytes_up(*reinterpret_cast<const uint4*>(&out), rotation * static_cast<int>(sizeof(T)));
+        // Slot k holds element k + rotation: the true vector's byte j is the gathered one's byte
+        // (j - rotation bytes) % 16, i.e. the 16 bytes that start (16 - rotation bytes) % 16 into
+        // the gathered vector twice over.
+        const uint4 gathered = *reinterpret_cast<const uint4*>(&out);
+        bits = realign_chunk(gathered, gathered, (16 - rotation * static_cast<int>(sizeof(T))) & 15);
       } else {
 #pragma unroll
         for (int k = 0; k < kV; ++k) out.v[k] = column[k * size_a];

@@ -517,6 +517,14 @@ TEST(KernelsOnHost, RealignWindowTiles) {
   }
 }
 
+// Whether span tiles fit the case's plan at check_case's addresses (4096 bytes past an aligned
+// base, plus the case's offsets).
+bool span_tiles_fit_case(const Case& c) {
+  const uintptr_t out_address = 4096 + c.out_offset * c.element_bytes;
+  const LayoutPlan plan = plan_of(c, 4096 + c.in_offset * c.element_bytes, out_address);
+  return torch_transpose::span_tiles_fit(plan, torch_transpose::FastDims::from_plan(plan), out_address);
+}
+
 // Span tiles (input rows of up to kSpanMaxRowElems packed back to back; ctest's forced run sends
 // every plan that fits, the rule run 1- and 2-byte ones whose rows are not whole 16-byte vectors,
 // the first and fallback runs none; the emulated asynchronous copies land only when the block
@@ -526,14 +534,6 @@ TEST(KernelsOnHost, RealignWindowTiles) {
 // of up to 80, 160 and 256 elements), the longest rows taken, rows of 32 (the shortest
 // past the narrow kernels), an expanded batch, several batch dims, and `out=` views; both store
 // mappings (pairs, whole lines: the forced run sets whole lines everywhere, rotation step 3).
-// Whether span tiles fit the case's plan at check_case's addresses (4096 bytes past an aligned
-// base, plus the case's offsets).
-bool span_tiles_fit_case(const Case& c) {
-  const uintptr_t out_address = 4096 + c.out_offset * c.element_bytes;
-  const LayoutPlan plan = plan_of(c, 4096 + c.in_offset * c.element_bytes, out_address);
-  return torch_transpose::span_tiles_fit(plan, torch_transpose::FastDims::from_plan(plan), out_address);
-}
-
 TEST(KernelsOnHost, SpanTiles) {
   for (int e : {1, 2, 4, 8}) {
     const std::vector<Case> cases = {
