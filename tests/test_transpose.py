@@ -293,14 +293,18 @@ def check_rows_of_8_byte_vectors(x, spare_cols):
 
 # 1- and 2-byte transposes whose rows cannot all take 16-byte vectors: odd rows on both sides,
 # rows of 8-byte vectors (514 halves or bytes), output rows on the sector grid with odd input
-# rows (131 or 250: for bytes, the byte-quad store of realign window tiles), a batch and its reversal, a base one element past alignment, `x[1:, 1:]`, and out=
+# rows (131 or 250: for bytes, the byte-quad store of realign window tiles), input rows on the
+# 16-byte grid with odd output rows (128 and 96: the kernel's aligned-input form, which loads no
+# staging chunks and realigns nothing), a batch and its reversal, a base one element past alignment, `x[1:, 1:]`, and out=
 # views inside guard buffers with odd row pitches. On CUDA they take realign window tiles
 # (realign_window_tile_transpose.cuh; 2-byte rows of 8-byte vectors keep square tiles), and
 # test_realign_window_tiles_forced runs them with the kernel forced on, forced on without byte
-# quads (1-byte tiles then store byte by byte), and forced off (the square tile kernel with
+# quads (1-byte tiles then store byte by byte), forced on with every input realigned (inputs on
+# the grid too), and forced off (the square tile kernel with
 # partial vectors or none).
 @pytest.mark.parametrize("dtype", [torch.uint8, torch.float16, torch.bfloat16], ids=str)
-@pytest.mark.parametrize("shape", [(130, 257), (600, 301), (256, 131), (96, 250), (3, 70, 99), (1030, 514)], ids=str)
+@pytest.mark.parametrize("shape", [(130, 257), (600, 301), (256, 131), (96, 250), (3, 70, 99), (1030, 514),
+                                   (257, 128), (3, 71, 96)], ids=str)
 def test_rows_off_the_vector_grid_small_types(device, dtype, shape):
     x = random_bits(shape, dtype, device)
     assert_bits_equal(tt.transpose(x), reference(x))
@@ -317,9 +321,10 @@ def test_rows_off_the_vector_grid_small_types(device, dtype, shape):
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 @pytest.mark.parametrize("switches", [{"TORCH_TRANSPOSE_REALIGN_WINDOW": "1"},
                                       {"TORCH_TRANSPOSE_REALIGN_WINDOW": "1", "TORCH_TRANSPOSE_REALIGN_BYTE_QUADS": "0"},
-                                      {"TORCH_TRANSPOSE_REALIGN_WINDOW": "0"}], ids=["on", "no_byte_quads", "off"])
+                                      {"TORCH_TRANSPOSE_REALIGN_WINDOW": "1", "TORCH_TRANSPOSE_REALIGN_ALIGNED_INPUT": "0"},
+                                      {"TORCH_TRANSPOSE_REALIGN_WINDOW": "0"}], ids=["on", "no_byte_quads", "realign_all", "off"])
 def test_realign_window_tiles_forced(switches):
-    rerun_with_switches(switches, "test_rows_off_the_vector_grid_small_types and cuda", 18)
+    rerun_with_switches(switches, "test_rows_off_the_vector_grid_small_types and cuda", 24)
 
 
 # 2-byte transposes whose rows take 8-byte vectors only: input rows off the 16-byte grid (1300

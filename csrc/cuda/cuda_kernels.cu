@@ -322,16 +322,19 @@ void launch_narrow_or_flat(const LayoutPlan& plan, const T* in, T* out, cudaStre
   });
 }
 
-// Calls launch(shifted, byte quads) as std::integral_constant<bool, ..> pairs: the realign window
-// kernel's instantiations for elements of type T, shifted windows, unshifted ones, and for 1-byte
-// T unshifted ones stored as byte quads (which the caller asks for only for unshifted tiles; for
-// wider T that pair is never spelled, so no kernel exists for it).
+// Calls launch(shifted, byte quads, aligned input) as std::integral_constant<bool, ..> triples:
+// the realign window kernel's instantiations for elements of type T, shifted windows, unshifted
+// ones, and for 1-byte T unshifted ones stored as byte quads (which the caller asks for only for
+// unshifted tiles; for wider T that pair is never spelled, so no kernel exists for it), each for
+// inputs that need realigning and for inputs on the 16-byte grid.
 template <typename T, typename Launch>
-void with_realign_store(bool shifted, bool byte_quads, Launch&& launch) {
-  if constexpr (sizeof(T) == 1) {  // byte quads exist for 1-byte tiles only
-    if (byte_quads) return launch(std::false_type{}, std::true_type{});
-  }
-  with_bool(shifted, [&](auto kShifted) { launch(kShifted, std::false_type{}); });
+void with_realign_store(bool shifted, bool byte_quads, bool aligned_input, Launch&& launch) {
+  with_bool(aligned_input, [&](auto kAlignedInput) {
+    if constexpr (sizeof(T) == 1) {  // byte quads exist for 1-byte tiles only
+      if (byte_quads) return launch(std::false_type{}, std::true_type{}, kAlignedInput);
+    }
+    with_bool(shifted, [&](auto kShifted) { launch(kShifted, std::false_type{}, kAlignedInput); });
+  });
 }
 
 // The window tile kernel for 4- and 8-byte elements whose plan allows no vectors (V == 1) but
@@ -385,9 +388,10 @@ bool launch_realign_window_tile(const LayoutPlan& plan, const T* in, T* out, cud
   input_byte_span(plan, reinterpret_cast<uintptr_t>(in), args.in_lo, args.in_hi);
   const unsigned int grid = grid_for(args.order.total, sm_count);
   const bool byte_quads = sizeof(T) == 1 && !shifted && decide(realign_byte_quads_override(), true);
-  with_realign_store<T>(shifted, byte_quads, [&](auto kShifted, auto kByteQuads) {
-    launch_kernel(realign_window_tile_transpose_kernel<T, kShifted.value, int32_t, kByteQuads.value>, grid, kThreads, 0,
-                  stream, in, out, args);
+  const bool aligned_input = input_rows_on_chunk_grid(plan, reinterpret_cast<uintptr_t>(in));
+  with_realign_store<T>(shifted, byte_quads, aligned_input, [&](auto kShifted, auto kByteQuads, auto kAlignedInput) {
+    launch_kernel(realign_window_tile_transpose_kernel<T, kShifted.value, int32_t, kByteQuads.value, kAlignedInput.value>,
+                  grid, kThreads, 0, stream, in, out, args);
   });
   return true;
 }

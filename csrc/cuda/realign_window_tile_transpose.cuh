@@ -13,11 +13,13 @@
 //   from its neighbour by a warp shuffle (the group's last lane from a staging slot in shared
 //   memory, which a separate load filled) and funnel-shifts the pair by the row's offset from the
 //   grid. Shared memory then holds aligned rows of 16-byte chunks, XOR swizzled as in the vector
-//   tile kernel, written with one 16-byte store per chunk.
+//   tile kernel, written with one 16-byte store per chunk. Where the plan proves every share on
+//   the grid (input_rows_on_chunk_grid), the chunks go to shared memory as loaded.
 // * Stores: as in the window kernel, each output row's window is shifted back to the row's
 //   32-byte sector grid, so that every store is an aligned 16-byte vector (the two ragged ends of
 //   a row go element by element) and no sector is split between blocks; a block therefore loads
-//   kShift input rows more than it writes.
+//   kShift input rows more than it writes. 1-byte tiles map store lanes so that the gather's
+//   shared loads meet no bank twice (byte_store_lane).
 // The cover of a row may reach up to 15 bytes outside the row's share. Those bytes are read
 // only where they lie inside the input's byte span (its first element to its last byte: the
 // span lies inside the input's allocation, whatever the view); a chunk that crosses the span's
@@ -64,6 +66,27 @@ template <int E> struct RealignWindowShape {
 struct RealignWindowArgs : SquareTileArgs {
   uintptr_t in_lo = 0, in_hi = 0;  // the input's first element and one past its last byte
 };
+
+// Which vector (sx) of which output row (sy, within a pass of 16 rows) store thread t writes in
+// 1-byte tiles, whose store_window_rows gathers each output byte with a shared load of its own.
+// Byte k of every vector sits in tile row j = kShift + 16 sx - shift + k at chunk
+// (r / 16) ^ key(j) of a 128-byte row, so the 16 lanes of one row, as `t % 16` has them, meet
+// each bank group twice, and the two rows of a warp (different shifts, the same 4-byte word)
+// twice more: 4 wavefronts per shared load (bench/NOTES.md v49 models it). Here a warp takes 8
+// consecutive vectors (8 consecutive keys: the 8 bank groups) of 4 rows 4 apart inside one group
+// of 16 rows (the same chunk, its 4 words: the 4 banks of a group), so every load meets each
+// bank once, whatever the rows' shifts. H200, same call, ours / copy by GPU time, 16 lanes per
+// row -> these (v49): int8 8190x8192 0.66 -> 0.80, 8191x8193 0.53 -> 0.57, 16385x16383 0.55 ->
+// 0.60. 2-byte tiles keep 16 lanes per row: there (8 loads per vector) the same mapping lost up
+// to 0.035 on large grids (8191x8193) and won only on grids of under 2 tiles per SM.
+struct StoreLane {
+  int sx, sy;
+};
+__device__ __forceinline__ StoreLane byte_store_lane(unsigned t) {
+  static_assert(kThreads == 256, "8 warps: 2 halves of a row's 16 vectors x 4 row sets");
+  const int lane = t % 32, warp = t / 32;
+  return {8 * (warp % 2) + lane % 8, warp / 2 + 4 * (lane / 8)};  // rows warp / 2 + {0, 4, 8, 12}
+}
 
 // The 16-byte chunk at `chunk` (16-byte aligned), with the bytes outside [lo, hi) read as zero.
 // Only tiles whose cover crosses the input's span take it (at most the first and the last),
@@ -171,7 +194,10 @@ __device__ __forceinline__ void store_byte_quads(const uint4* rows, unsigned cha
 // Four blocks per SM (64 registers): all of a thread's loads stay in flight before the first
 // shared store (9 chunks, 36 registers).
 // kByteQuads: the store phase of store_byte_quads (1-byte elements, unshifted windows only).
-template <typename T, bool kShifted, typename Index, bool kByteQuads = false>
+// kAlignedInput: the plan proves every input row's share on the 16-byte grid (offset 0), so the
+// loaded chunks are the aligned chunks themselves: no exchange, realignment or staging loads
+// (input_rows_on_chunk_grid).
+template <typename T, bool kShifted, typename Index, bool kByteQuads = false, bool kAlignedInput = false>
 __global__ void __launch_bounds__(kThreads, 4)
 realign_window_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const RealignWindowArgs args) {
   static_assert(!kByteQuads || (sizeof(T) == 1 && !kShifted), "byte quads serve unshifted 1-byte tiles");
@@ -233,7 +259,7 @@ realign_window_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ o
         const int j = threadIdx.x + i * kThreads;
         if (j >= kRows) continue;
         const unsigned char* p = share(j);
-        if (last_chunk(offset(p)) >= kChunks) staging[j] = load(cover(p) + kChunks);
+        if (!kAlignedInput && last_chunk(offset(p)) >= kChunks) staging[j] = load(cover(p) + kChunks);
       }
     };
     if (inside) {
@@ -248,11 +274,15 @@ realign_window_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ o
 #pragma unroll
     for (int i = 0; i < kLoads; ++i) {
       const int j = ly + i * kLy;
-      const unsigned char* p = share(j);
-      const int m = offset(p);
-      uint4 next = chunk_of_next_lane(raw[i], kChunks);
-      if (lx == kChunks - 1 && last_chunk(m) >= kChunks) next = staging[j];
-      rows[j * kChunks + (lx ^ key(j))] = realign_chunk(raw[i], next, m);
+      if constexpr (kAlignedInput) {
+        rows[j * kChunks + (lx ^ key(j))] = raw[i];
+      } else {
+        const unsigned char* p = share(j);
+        const int m = offset(p);
+        uint4 next = chunk_of_next_lane(raw[i], kChunks);
+        if (lx == kChunks - 1 && last_chunk(m) >= kChunks) next = staging[j];
+        rows[j * kChunks + (lx ^ key(j))] = realign_chunk(raw[i], next, m);
+      }
     }
     __syncthreads();
 
@@ -263,7 +293,11 @@ realign_window_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ o
     if constexpr (kByteQuads) {
       store_byte_quads<kTileA, kTileB, kChunks, Index>(rows, reinterpret_cast<unsigned char*>(dst), a0, b0, out_sa, w, key);
     } else {
-      const int sx = threadIdx.x % kSx, sy = threadIdx.x / kSx;  // store lane: vector sx of rows sy, sy + kSy, ..
+      static_assert(kSx == 16 && kSy == 16, "byte_store_lane covers 16 vectors of 16 rows");
+      // Unsigned: with a signed thread index the % and / cost the shifted kernels 16 bytes of spills.
+      const unsigned t = threadIdx.x;
+      const StoreLane lane = kE == 1 ? byte_store_lane(t) : StoreLane{int(t % kSx), int(t / kSx)};
+      const int sx = lane.sx, sy = lane.sy;  // store lane: vector sx of rows sy, sy + kSy, ..
       store_window_rows<T, kTileA, kSy, kV, kShift, Index>(dst, a0, b0, out_sa, w, sx, sy, [&](int r, int o) {
         const int j0 = kShift + o;  // at least 0: o >= -shift
         const int split = kV - j0 % kV;
@@ -285,6 +319,22 @@ realign_window_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ o
 inline void input_byte_span(const LayoutPlan& plan, uintptr_t in_address, uintptr_t& lo, uintptr_t& hi) {
   lo = in_address;
   hi = in_address + static_cast<uintptr_t>((plan.max_offset(plan.in_strides) + 1) * plan.element_bytes);
+}
+
+// Whether every input row's share of every tile starts on the 16-byte grid: the input's address
+// and every input stride but the fast one (a, unit stride; tiles start at multiples of 128
+// elements along it) multiples of 16 bytes. Such plans (a matrix with odd output rows: GPT-2's
+// embedding 50257x768) take the kernel's aligned-input form. H200, same call, ours / copy by GPU
+// time, realigned -> aligned input (bench/NOTES.md v49): GPT-2's embedding 0.862 -> 0.932, fp16
+// 8190x8192 0.836 -> 0.916, bf16 4097x768 0.59 -> 0.69, int8 8190x8192 0.58 -> 0.66.
+// TORCH_TRANSPOSE_REALIGN_ALIGNED_INPUT=0 realigns such inputs anyway (read once; for A/B runs
+// and tests of that path).
+inline bool input_rows_on_chunk_grid(const LayoutPlan& plan, uintptr_t in_address) {
+  static const bool enabled = !env_switched_off("TORCH_TRANSPOSE_REALIGN_ALIGNED_INPUT");
+  if (!enabled || in_address % 16 != 0) return false;
+  for (int d = 0; d < plan.rank; ++d)
+    if (d != plan.in_fast_dim && plan.sizes[d] != 1 && plan.in_strides[d] * plan.element_bytes % 16 != 0) return false;
+  return true;
 }
 
 // Whether the plan fits the kernel: unit-stride fast dims on both sides, 32-bit offsets with the

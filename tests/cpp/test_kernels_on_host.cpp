@@ -509,10 +509,26 @@ TEST(KernelsOnHost, RealignWindowTiles) {
         // output rows on the sector grid with a ragged end and a part quad of rows (byte quads)
         into_view(permute_case({130, 250}, {1, 0}, e), {160, 1}, 0, "buf[:, :130] of rows of 160"),
     };
-    for (const Case& c : cases) {
-      const uintptr_t in_address = 4096 + c.in_offset * e, out_address = 4096 + c.out_offset * e;
-      EXPECT_TRUE(torch_transpose::realign_window_fits(plan_of(c, in_address, out_address), 256 / e, 32 / e)) << c.name;
-      check_case(c);
+    // Input rows on the 16-byte grid (the kernel's aligned-input form, unless ctest's fallback
+    // run switches it off): shifted output rows, edge tiles on both dims, rows whose last chunk
+    // runs past size_a into the row's padding (and past the input's span in the last row), a
+    // batch, an expanded batch, and an `out=` view.
+    const std::vector<Case> aligned = {
+        permute_case({257, 128}, {1, 0}, e),
+        permute_case({300, 100}, {1, 0}, e, {112, 1}),
+        permute_case({3, 71, 96}, {0, 2, 1}, e),
+        permute_case({3, 130, 256}, {0, 2, 1}, e, {0, 256, 1}),
+        into_view(permute_case({250, 160}, {1, 0}, e), {253, 1}, 3, "buf[:, 3:253]"),
+    };
+    for (bool on_grid : {false, true}) {
+      for (const Case& c : on_grid ? aligned : cases) {
+        const uintptr_t in_address = 4096 + c.in_offset * e, out_address = 4096 + c.out_offset * e;
+        const LayoutPlan plan = plan_of(c, in_address, out_address);
+        EXPECT_TRUE(torch_transpose::realign_window_fits(plan, 256 / e, 32 / e)) << c.name;
+        if (!torch_transpose::env_switched_off("TORCH_TRANSPOSE_REALIGN_ALIGNED_INPUT"))
+          EXPECT_EQ(torch_transpose::input_rows_on_chunk_grid(plan, in_address), on_grid) << c.name;
+        check_case(c);
+      }
     }
   }
 }
