@@ -72,7 +72,7 @@ struct RealignWindowArgs : SquareTileArgs {
 // Byte k of every vector sits in tile row j = kShift + 16 sx - shift + k at chunk
 // (r / 16) ^ key(j) of a 128-byte row, so the 16 lanes of one row, as `t % 16` has them, meet
 // each bank group twice, and the two rows of a warp (different shifts, the same 4-byte word)
-// twice more: 4 wavefronts per shared load (bench/NOTES.md v49 models it). Here a warp takes 8
+// twice more: 4 wavefronts per shared load (scripts/realign_store_banks.py). Here a warp takes 8
 // consecutive vectors (8 consecutive keys: the 8 bank groups) of 4 rows 4 apart inside one group
 // of 16 rows (the same chunk, its 4 words: the 4 banks of a group), so every load meets each
 // bank once, whatever the rows' shifts. H200, same call, ours / copy by GPU time, 16 lanes per
