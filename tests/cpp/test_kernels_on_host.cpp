@@ -509,7 +509,7 @@ TEST(KernelsOnHost, RealignWindowTiles) {
         // output rows on the sector grid with a ragged end and a part quad of rows (byte quads)
         into_view(permute_case({130, 250}, {1, 0}, e), {160, 1}, 0, "buf[:, :130] of rows of 160"),
     };
-    // Input rows on the 16-byte grid (the kernel's aligned-input form, unless ctest's fallback
+    // Input rows on the 16-byte grid (the kernel's aligned-input form, unless ctest's forced
     // run switches it off): shifted output rows, edge tiles on both dims, rows whose last chunk
     // runs past size_a into the row's padding (and past the input's span in the last row), a
     // batch, an expanded batch, and an `out=` view.
