@@ -43,14 +43,20 @@ def available():
     return triton is not None and torch.cuda.is_available()
 
 
-def transpose_last_two(x):
-    """x.transpose(-2, -1).contiguous() for 2-D or 3-D x (any strides)."""
+def transpose_last_two(x, config=None):
+    """x.transpose(-2, -1).contiguous() for 2-D or 3-D x (any strides). `config` (one of
+    _CONFIGS) launches that block shape instead of the autotuner's choice
+    (scripts/triton_config_probe.py times each)."""
     assert x.dim() in (2, 3)
     xi = x.view(_INT_OF_WIDTH[x.element_size()]) if x.dtype.itemsize in _INT_OF_WIDTH else x
     x3 = xi if xi.dim() == 3 else xi.unsqueeze(0)
     B, M, N = x3.shape
     out = torch.empty((B, N, M), dtype=x3.dtype, device=x3.device)
     grid = lambda meta: (B * triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),)
-    _tiled_transpose[grid](x3, out, M, N, B, x3.element_size(), *x3.stride(), *out.stride())
+    args = (x3, out, M, N, B, x3.element_size(), *x3.stride(), *out.stride())
+    if config is None:
+        _tiled_transpose[grid](*args)
+    else:
+        _tiled_transpose.fn[grid(config.kwargs)](*args, **config.kwargs, num_warps=config.num_warps)
     out = out if x.dim() == 3 else out[0]
     return out.view(x.dtype)

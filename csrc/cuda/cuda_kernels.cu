@@ -388,7 +388,8 @@ bool launch_realign_window_tile(const LayoutPlan& plan, const T* in, T* out, cud
   input_byte_span(plan, reinterpret_cast<uintptr_t>(in), args.in_lo, args.in_hi);
   const unsigned int grid = grid_for(args.order.total, sm_count);
   const bool byte_quads = sizeof(T) == 1 && !shifted && decide(realign_byte_quads_override(), true);
-  const bool aligned_input = input_rows_on_chunk_grid(plan, reinterpret_cast<uintptr_t>(in));
+  const bool aligned_input =
+      realign_aligned_input_enabled() && input_rows_on_chunk_grid(plan, reinterpret_cast<uintptr_t>(in));
   with_realign_store<T>(shifted, byte_quads, aligned_input, [&](auto kShifted, auto kByteQuads, auto kAlignedInput) {
     launch_kernel(realign_window_tile_transpose_kernel<T, kShifted.value, int32_t, kByteQuads.value, kAlignedInput.value>,
                   grid, kThreads, 0, stream, in, out, args);

@@ -321,17 +321,21 @@ inline void input_byte_span(const LayoutPlan& plan, uintptr_t in_address, uintpt
   hi = in_address + static_cast<uintptr_t>((plan.max_offset(plan.in_strides) + 1) * plan.element_bytes);
 }
 
+// TORCH_TRANSPOSE_REALIGN_ALIGNED_INPUT=0 realigns inputs that input_rows_on_chunk_grid finds on
+// the grid anyway (read once; for A/B runs and tests of that path).
+inline bool realign_aligned_input_enabled() {
+  static const bool enabled = !env_switched_off("TORCH_TRANSPOSE_REALIGN_ALIGNED_INPUT");
+  return enabled;
+}
+
 // Whether every input row's share of every tile starts on the 16-byte grid: the input's address
 // and every input stride but the fast one (a, unit stride; tiles start at multiples of 128
 // elements along it) multiples of 16 bytes. Such plans (a matrix with odd output rows: GPT-2's
 // embedding 50257x768) take the kernel's aligned-input form. H200, same call, ours / copy by GPU
 // time, realigned -> aligned input (bench/NOTES.md v49): GPT-2's embedding 0.862 -> 0.932, fp16
 // 8190x8192 0.836 -> 0.916, bf16 4097x768 0.59 -> 0.69, int8 8190x8192 0.58 -> 0.66.
-// TORCH_TRANSPOSE_REALIGN_ALIGNED_INPUT=0 realigns such inputs anyway (read once; for A/B runs
-// and tests of that path).
 inline bool input_rows_on_chunk_grid(const LayoutPlan& plan, uintptr_t in_address) {
-  static const bool enabled = !env_switched_off("TORCH_TRANSPOSE_REALIGN_ALIGNED_INPUT");
-  if (!enabled || in_address % 16 != 0) return false;
+  if (in_address % 16 != 0) return false;
   for (int d = 0; d < plan.rank; ++d)
     if (d != plan.in_fast_dim && plan.sizes[d] != 1 && plan.in_strides[d] * plan.element_bytes % 16 != 0) return false;
   return true;

@@ -525,8 +525,7 @@ TEST(KernelsOnHost, RealignWindowTiles) {
         const uintptr_t in_address = 4096 + c.in_offset * e, out_address = 4096 + c.out_offset * e;
         const LayoutPlan plan = plan_of(c, in_address, out_address);
         EXPECT_TRUE(torch_transpose::realign_window_fits(plan, 256 / e, 32 / e)) << c.name;
-        if (!torch_transpose::env_switched_off("TORCH_TRANSPOSE_REALIGN_ALIGNED_INPUT"))
-          EXPECT_EQ(torch_transpose::input_rows_on_chunk_grid(plan, in_address), on_grid) << c.name;
+        EXPECT_EQ(torch_transpose::input_rows_on_chunk_grid(plan, in_address), on_grid) << c.name;
         check_case(c);
       }
     }
