@@ -8,12 +8,13 @@
 #
 #     bash scripts/ncu_far_rows.sh [case[@impl] ...] > $OUT/ncu-far-rows.csv   # on the GPU machine
 #
-# Cases are suite names (bench/cases.py); the defaults pair each far-row case with a near-row
+# Cases are suite names (bench/cases.py) or shapes ("fp16 8191x8193", bench/profile_case.py); the defaults pair each far-row case with a near-row
 # one on the same kernel family. ncu leaves the clocks alone (--clock-control none, as the device
 # notes ask); each case takes a few seconds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
+# The repo after any given path, so that PYTHONPATH can put another build of torch_transpose first.
+export PYTHONPATH="${PYTHONPATH:+$PYTHONPATH:}$PWD"
 metrics=(
   gpu__time_duration.sum
   dram__bytes_read.sum
@@ -32,6 +33,7 @@ optional_metric=lts__t_sectors_srcunit_ltcfabric.sum
 # A case may name another implementation after an @ ("fp32 16x4194304@compile", any of
 # bench.impls.IMPLS): its first timed kernel is profiled, whatever its name (Inductor's and
 # PyTorch's kernels are not named as ours are; profile_case launches nothing else while timed).
+# NCU_METRICS="a,b,...": these metrics instead of the list above (other kernels' questions).
 # NCU_SECTIONS="SpeedOfLight WarpStateStats ...": ncu's named sections instead of the metric list
 # (their metric names differ between ncu versions; the sections' do not), one row per metric.
 profile() {  # case[@impl], metric list
@@ -52,7 +54,7 @@ header_done=0
 for case in "$@"; do
   # Our kernels are all named *_transpose_kernel or *_copy_kernel; profile_case runs ours alone
   # between cudaProfilerStart and Stop, after two warm-up calls.
-  list=$(IFS=,; echo "${metrics[*]}")
+  list=${NCU_METRICS:-$(IFS=,; echo "${metrics[*]}")}
   report=$(profile "$case" "$list,$optional_metric")
   # Again without the optional metric, unless NCU_SECTIONS names no metric: the same run again.
   [[ -n $report || -n ${NCU_SECTIONS:-} ]] || report=$(profile "$case" "$list")

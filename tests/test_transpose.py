@@ -300,8 +300,8 @@ def check_rows_of_8_byte_vectors(x, spare_cols):
 # (realign_window_tile_transpose.cuh; 2-byte rows of 8-byte vectors keep square tiles), and
 # test_realign_window_tiles_forced runs them with the kernel forced on, forced on without byte
 # quads (1-byte tiles then store byte by byte), forced on with every input realigned (inputs on
-# the grid too), and forced off (the square tile kernel with
-# partial vectors or none).
+# the grid too), forced on with each load policy (realign_load_policy), and forced off (the
+# square tile kernel with partial vectors or none).
 @pytest.mark.parametrize("dtype", [torch.uint8, torch.float16, torch.bfloat16], ids=str)
 @pytest.mark.parametrize("shape", [(130, 257), (600, 301), (256, 131), (96, 250), (3, 70, 99), (1030, 514),
                                    (257, 128), (3, 71, 96)], ids=str)
@@ -322,7 +322,11 @@ def test_rows_off_the_vector_grid_small_types(device, dtype, shape):
 @pytest.mark.parametrize("switches", [{"TORCH_TRANSPOSE_REALIGN_WINDOW": "1"},
                                       {"TORCH_TRANSPOSE_REALIGN_WINDOW": "1", "TORCH_TRANSPOSE_REALIGN_BYTE_QUADS": "0"},
                                       {"TORCH_TRANSPOSE_REALIGN_WINDOW": "1", "TORCH_TRANSPOSE_REALIGN_ALIGNED_INPUT": "0"},
-                                      {"TORCH_TRANSPOSE_REALIGN_WINDOW": "0"}], ids=["on", "no_byte_quads", "realign_all", "off"])
+                                      {"TORCH_TRANSPOSE_REALIGN_WINDOW": "1", "TORCH_TRANSPOSE_REALIGN_LOADS": "0"},
+                                      {"TORCH_TRANSPOSE_REALIGN_WINDOW": "1", "TORCH_TRANSPOSE_REALIGN_LOADS": "1"},
+                                      {"TORCH_TRANSPOSE_REALIGN_WINDOW": "1", "TORCH_TRANSPOSE_REALIGN_LOADS": "2"},
+                                      {"TORCH_TRANSPOSE_REALIGN_WINDOW": "0"}],
+                         ids=["on", "no_byte_quads", "realign_all", "plain_loads", "evict_last", "fetch_256", "off"])
 def test_realign_window_tiles_forced(switches):
     rerun_with_switches(switches, "test_rows_off_the_vector_grid_small_types and cuda", 24)
 

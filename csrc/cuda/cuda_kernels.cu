@@ -337,6 +337,17 @@ void with_realign_store(bool shifted, bool byte_quads, bool aligned_input, Launc
   });
 }
 
+// Calls launch(std::integral_constant<RealignLoads, policy>{}): the realign window kernel's
+// instantiations over its load policy.
+template <typename Launch>
+void with_realign_loads(RealignLoads policy, Launch&& launch) {
+  switch (policy) {
+    case RealignLoads::kPlain: return launch(std::integral_constant<RealignLoads, RealignLoads::kPlain>{});
+    case RealignLoads::kEvictLast: return launch(std::integral_constant<RealignLoads, RealignLoads::kEvictLast>{});
+    default: return launch(std::integral_constant<RealignLoads, RealignLoads::kEvictLastFetch256>{});
+  }
+}
+
 // The window tile kernel for 4- and 8-byte elements whose plan allows no vectors (V == 1) but
 // whose output fast dim has unit stride; false when it does not apply.
 template <typename T>
@@ -391,8 +402,11 @@ bool launch_realign_window_tile(const LayoutPlan& plan, const T* in, T* out, cud
   const bool aligned_input =
       realign_aligned_input_enabled() && input_rows_on_chunk_grid(plan, reinterpret_cast<uintptr_t>(in));
   with_realign_store<T>(shifted, byte_quads, aligned_input, [&](auto kShifted, auto kByteQuads, auto kAlignedInput) {
-    launch_kernel(realign_window_tile_transpose_kernel<T, kShifted.value, int32_t, kByteQuads.value, kAlignedInput.value>,
-                  grid, kThreads, 0, stream, in, out, args);
+    with_realign_loads(realign_load_policy(sizeof(T), shifted, aligned_input), [&](auto kLoadPolicy) {
+      launch_kernel(realign_window_tile_transpose_kernel<T, kShifted.value, int32_t, kByteQuads.value, kAlignedInput.value,
+                                                         kLoadPolicy.value>,
+                    grid, kThreads, 0, stream, in, out, args);
+    });
   });
   return true;
 }

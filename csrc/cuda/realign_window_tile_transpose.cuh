@@ -19,7 +19,8 @@
 //   32-byte sector grid, so that every store is an aligned 16-byte vector (the two ragged ends of
 //   a row go element by element) and no sector is split between blocks; a block therefore loads
 //   kShift input rows more than it writes. 1-byte tiles map store lanes so that the gather's
-//   shared loads meet no bank twice (byte_store_lane).
+//   shared loads meet no bank twice (byte_store_lane), 2-byte tiles so that they meet none more
+//   than twice (half_store_lane).
 // The cover of a row may reach up to 15 bytes outside the row's share. Those bytes are read
 // only where they lie inside the input's byte span (its first element to its last byte: the
 // span lies inside the input's allocation, whatever the view); a chunk that crosses the span's
@@ -88,6 +89,21 @@ __device__ __forceinline__ StoreLane byte_store_lane(unsigned t) {
   return {8 * (warp % 2) + lane % 8, warp / 2 + 4 * (lane / 8)};  // rows warp / 2 + {0, 4, 8, 12}
 }
 
+// The same for 2-byte tiles, which keep 16 lanes (one 256-byte window) per output row so that a
+// warp's store writes two whole windows: which two rows share a warp. Element k of a vector in
+// row r sits in column r, word (r % 8) / 2 of its 16-byte chunk, so rows r and r + 1 (the plain
+// t / 16) read the same word position, and their 32 lanes meet each bank up to four times (16
+// chunks per row, 8 bank groups); ncu: 9.5 M shared load wavefronts for 2.1 M loads on fp16
+// 8191x8193 (call 1 of session 47), where the gather's 2.1 M loads (one per 32 elements) would
+// need 2.1 M without conflicts. Rows 2 apart read different words, so no bank serves both rows:
+// pairs {0, 2}, {1, 3}, {4, 6}, .. of each 16 rows (at most two lanes per bank). Timed only
+// together with v50's other changes (bench/NOTES.md v50), not on its own.
+__device__ __forceinline__ StoreLane half_store_lane(unsigned t) {
+  static_assert(kThreads == 256, "8 warps of 2 rows x 16 vectors");
+  const unsigned warp = t / 32, h = t / 16 % 2;
+  return {int(t % 16), int(4 * (warp / 2) + warp % 2 + 2 * h)};
+}
+
 // The 16-byte chunk at `chunk` (16-byte aligned), with the bytes outside [lo, hi) read as zero.
 // Only tiles whose cover crosses the input's span take it (at most the first and the last),
 // so it stays out of line.
@@ -105,14 +121,19 @@ __device__ __noinline__ uint4 load_chunk_inside(const uint4* chunk, uintptr_t lo
   return make_uint4(word(0), word(4), word(8), word(12));
 }
 
+// How the kernel's chunk loads (those inside the input's span) ask the caches: the policies of
+// load_global. realign_load_rule picks one by plan.
+enum class RealignLoads : int { kPlain = 0, kEvictLast = 1, kEvictLastFetch256 = 2 };
+
 // A chunk that the tile's span check let through. Host tests (cuda_on_host.h) check that claim
 // on every such read.
+template <RealignLoads kPolicy>
 __device__ __forceinline__ uint4 load_chunk_unchecked(const uint4* chunk, uintptr_t lo, uintptr_t hi) {
 #if defined(TORCH_TRANSPOSE_CUDA_ON_HOST)
   const uintptr_t at = reinterpret_cast<uintptr_t>(chunk);
   if (at < lo || at + 16 > hi) host_emulation::fail("realign window tile: a plain load outside the input's span");
 #endif
-  return *chunk;
+  return load_global<kPolicy != RealignLoads::kPlain, kPolicy == RealignLoads::kEvictLastFetch256>(chunk);
 }
 
 // The chunk of the next lane within segments of `width` lanes (the segment's last lane gets its
@@ -197,7 +218,9 @@ __device__ __forceinline__ void store_byte_quads(const uint4* rows, unsigned cha
 // kAlignedInput: the plan proves every input row's share on the 16-byte grid (offset 0), so the
 // loaded chunks are the aligned chunks themselves: no exchange, realignment or staging loads
 // (input_rows_on_chunk_grid).
-template <typename T, bool kShifted, typename Index, bool kByteQuads = false, bool kAlignedInput = false>
+// kLoadPolicy: the cache policy of the chunk loads (realign_load_rule says which plans take which).
+template <typename T, bool kShifted, typename Index, bool kByteQuads = false, bool kAlignedInput = false,
+          RealignLoads kLoadPolicy = RealignLoads::kPlain>
 __global__ void __launch_bounds__(kThreads, 4)
 realign_window_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const RealignWindowArgs args) {
   static_assert(!kByteQuads || (sizeof(T) == 1 && !kShifted), "byte quads serve unshifted 1-byte tiles");
@@ -212,11 +235,14 @@ realign_window_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ o
   constexpr int kSx = kTileB / kV;         // store: lanes (vectors) per output row
   constexpr int kSy = kThreads / kSx;      // output rows per pass
   static_assert(kRows % kLy == 0 && kTileA % kSy == 0 && 32 % kChunks == 0, "tile must split evenly over the block");
+  static_assert(kLy * kE % 16 == 0, "a thread's rows must share their offset from the 16-byte grid (park)");
   // rows[j * kChunks + (c ^ key(j))]: aligned chunk c of input row b0 - kShift + j.
   __shared__ uint4 rows[kRows * kChunks];
   __shared__ uint4 staging[kRows];  // cover chunk kChunks of each row, where it holds elements
   const T* tile = reinterpret_cast<const T*>(rows);
-  auto key = [](int j) { return (j / kV) % kChunks; };  // distinct for the rows a store lane group reads
+  // Distinct for the rows a store lane group reads. Unsigned: j is never negative, and signed
+  // division cost the store phase a few instructions per row.
+  auto key = [](int j) { return static_cast<int>(static_cast<unsigned>(j) / kV % kChunks); };
 
   const Index in_sb = static_cast<Index>(args.in_sb), out_sa = static_cast<Index>(args.out_sa);
   const int lx = threadIdx.x % kChunks, ly = threadIdx.x / kChunks;
@@ -263,26 +289,37 @@ realign_window_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ o
       }
     };
     if (inside) {
-      load_all([&](const uint4* chunk) { return load_chunk_unchecked(chunk, args.in_lo, args.in_hi); });
+      load_all([&](const uint4* chunk) { return load_chunk_unchecked<kLoadPolicy>(chunk, args.in_lo, args.in_hi); });
     } else {
       load_all([&](const uint4* chunk) { return load_chunk_inside(chunk, args.in_lo, args.in_hi); });
     }
     __syncthreads();
 
     // Realign and park: lane lx of row j writes aligned chunk lx (bytes [m + 16 lx, + 16) of
-    // the cover) to its swizzled slot.
+    // the cover) to its swizzled slot. A thread's rows lie kLy apart, and kLy rows span a
+    // multiple of 16 bytes (kLy * in_sb * kE, kLy = 16 for 2-byte tiles and 32 for 1-byte ones),
+    // so in interior tiles (no clamped rows) they share the first one's offset.
+    // The two cases run as separate loops: a select between the offsets kept every row's address
+    // computation in the interior tiles' code.
+    auto park = [&](auto&& offset_of_row) {
 #pragma unroll
-    for (int i = 0; i < kLoads; ++i) {
-      const int j = ly + i * kLy;
-      if constexpr (kAlignedInput) {
-        rows[j * kChunks + (lx ^ key(j))] = raw[i];
-      } else {
-        const unsigned char* p = share(j);
-        const int m = offset(p);
-        uint4 next = chunk_of_next_lane(raw[i], kChunks);
-        if (lx == kChunks - 1 && last_chunk(m) >= kChunks) next = staging[j];
-        rows[j * kChunks + (lx ^ key(j))] = realign_chunk(raw[i], next, m);
+      for (int i = 0; i < kLoads; ++i) {
+        const int j = ly + i * kLy;
+        if constexpr (kAlignedInput) {
+          rows[j * kChunks + (lx ^ key(j))] = raw[i];
+        } else {
+          const int m = offset_of_row(j);
+          uint4 next = chunk_of_next_lane(raw[i], kChunks);
+          if (lx == kChunks - 1 && last_chunk(m) >= kChunks) next = staging[j];
+          rows[j * kChunks + (lx ^ key(j))] = realign_chunk(raw[i], next, m);
+        }
       }
+    };
+    if (kAlignedInput || !interior) {
+      park([&](int j) { return offset(share(j)); });
+    } else {
+      const int m = offset(share(ly));
+      park([m](int) { return m; });
     }
     __syncthreads();
 
@@ -296,13 +333,15 @@ realign_window_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ o
       static_assert(kSx == 16 && kSy == 16, "byte_store_lane covers 16 vectors of 16 rows");
       // Unsigned: with a signed thread index the % and / cost the shifted kernels 16 bytes of spills.
       const unsigned t = threadIdx.x;
-      const StoreLane lane = kE == 1 ? byte_store_lane(t) : StoreLane{int(t % kSx), int(t / kSx)};
+      const StoreLane lane = kE == 1 ? byte_store_lane(t) : half_store_lane(t);
       const int sx = lane.sx, sy = lane.sy;  // store lane: vector sx of rows sy, sy + kSy, ..
-      store_window_rows<T, kTileA, kSy, kV, kShift, Index>(dst, a0, b0, out_sa, w, sx, sy, [&](int r, int o) {
-        const int j0 = kShift + o;  // at least 0: o >= -shift
+      // One window shift per lane: 2-byte tiles (1-byte ones have kShift = 32 > kSy).
+      constexpr bool kShare = kShift > 0 && kSy % kShift == 0;
+      store_window_rows<T, kTileA, kSy, kV, kShift, Index, kShare>(dst, a0, b0, out_sa, w, sx, sy, [&](int r, int o) {
+        const unsigned j0 = kShift + o, ur = r;  // j0 at least 0: o >= -shift
         const int split = kV - j0 % kV;
-        const T* low = tile + (j0 * kChunks + ((r / kV) ^ key(j0))) * kV + r % kV;
-        const T* high = tile + (j0 * kChunks + ((r / kV) ^ key(j0 + kV))) * kV + r % kV;
+        const T* low = tile + (j0 * kChunks + ((ur / kV) ^ key(j0))) * kV + ur % kV;
+        const T* high = tile + (j0 * kChunks + ((ur / kV) ^ key(j0 + kV))) * kV + ur % kV;
         return [=](int k) { return (k < split ? low : high)[k * kChunks * kV]; };
       });
     }
@@ -319,6 +358,27 @@ realign_window_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ o
 inline void input_byte_span(const LayoutPlan& plan, uintptr_t in_address, uintptr_t& lo, uintptr_t& hi) {
   lo = in_address;
   hi = in_address + static_cast<uintptr_t>((plan.max_offset(plan.in_strides) + 1) * plan.element_bytes);
+}
+
+// The chunk loads' cache policy by plan. H200, same call, ours / copy by GPU time (bench/NOTES.md
+// v50): plain -> evict_last gained 0.01-0.03 on every plan measured (fp16 8191x8193 0.805 ->
+// 0.825, int8 8190x8192 0.82 -> 0.85, GPT-2's embedding 0.94 -> 0.96), as it had in the other
+// kernels (load_global). 256-byte fills on top won on two kinds of plan, input rows off the
+// 16-byte grid with 2-byte unshifted windows (fp16 8192x8190 0.925 -> 0.933) or 1-byte shifted
+// ones (int8 8191x8193 0.631 -> 0.652), and lost or tied on the others (int8 8192x8190 0.872 ->
+// 0.847, fp16 16385x2051 0.778 -> 0.767, fp16 8190x8192 0.943 -> 0.935, fp16 8191x8193 level).
+constexpr RealignLoads realign_load_rule(int element_bytes, bool shifted, bool aligned_input) {
+  const bool fetch_256 = !aligned_input && (element_bytes == 2 ? !shifted : shifted);
+  return fetch_256 ? RealignLoads::kEvictLastFetch256 : RealignLoads::kEvictLast;
+}
+
+// TORCH_TRANSPOSE_REALIGN_LOADS: 0 = plain, 1 = evict_last, 2 = evict_last with 256-byte fills,
+// unset = realign_load_rule; TORCH_TRANSPOSE_L2_EVICT_LAST=0 makes them plain as it does every
+// kernel's loads (both read once; A/B runs and tests of each path).
+inline RealignLoads realign_load_policy(int element_bytes, bool shifted, bool aligned_input) {
+  static const long long setting = env_int_in_range("TORCH_TRANSPOSE_REALIGN_LOADS", 0, 2, -1);
+  if (!l2_evict_last_loads(true)) return RealignLoads::kPlain;
+  return setting >= 0 ? static_cast<RealignLoads>(setting) : realign_load_rule(element_bytes, shifted, aligned_input);
 }
 
 // TORCH_TRANSPOSE_REALIGN_ALIGNED_INPUT=0 realigns inputs that input_rows_on_chunk_grid finds on

@@ -106,18 +106,36 @@ struct WindowTileBounds {
 // it lies on the row's 32-byte sector grid (kShift: the grid in elements, 0 when the plan proves
 // every row on it). `elements_at(r, o)` gives the tile's accessor k -> element b0 + o + k of
 // output row a0 + r (k < kV); whole vectors go out as one 16-byte store, the two ragged ends of
-// a row element by element.
-template <typename T, int kTileA, int kSy, int kV, int kShift, typename Index, typename P, typename ElementsAt>
+// a row element by element. kShareShift: see lane_shift below.
+template <typename T, int kTileA, int kSy, int kV, int kShift, typename Index, bool kShareShift = false, typename P,
+          typename ElementsAt>
 __device__ __forceinline__ void store_window_rows(T* dst, P a0, P b0, Index out_sa, const WindowTileBounds w,
                                                   int sx, int sy, ElementsAt&& elements_at) {
   static_assert(kTileA % kSy == 0, "output rows must split evenly over the passes");
+  // A lane's rows lie kSy rows apart. Where kShift divides kSy, that is a whole number of sectors
+  // whatever the row stride, so they all share one shift, which kShareShift works out once here (a
+  // power of two: 32-bit unsigned arithmetic keeps its low bits); else each row works out its
+  // own. ptxas could not see that: the shared shift cut the 2-byte realign kernel's stores from
+  // about 50 to 27 instructions per row. The window kernel (4- and 8-byte) does not ask for it:
+  // built with it, fp32 8191x8193 and 12345x6789 read 0.964-0.968 of copy by GPU time (H200,
+  // bench/NOTES.md v50), as they had without it in v33 (0.966-0.968; no same-call A/B), so its
+  // kernels stay as they were and the suite's results for them stand.
+  constexpr bool kOneShift = kShareShift && kShift > 0;
+  static_assert(!kOneShift || kSy % kShift == 0, "rows kSy apart share a shift only where kShift divides kSy");
+  static_assert(kShift == 0 || (kShift & (kShift - 1)) == 0, "the sector grid in elements is a power of two");
+  int lane_shift = 0;
+  if constexpr (kOneShift) {
+    const uint32_t first = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(dst) / sizeof(T)) +
+                           static_cast<uint32_t>(a0 + sy) * static_cast<uint32_t>(out_sa) + static_cast<uint32_t>(b0);
+    lane_shift = static_cast<int>(first & (kShift - 1));  // element b0 of the lane's first row, on the grid
+  }
 #pragma unroll
   for (int i = 0; i < kTileA / kSy; ++i) {
     const int r = sy + i * kSy;
     if (r >= w.a_here) continue;
     T* row = dst + static_cast<Index>(a0 + r) * out_sa + static_cast<Index>(b0);  // element b0 of output row a0 + r
-    int shift = 0;
-    if constexpr (kShift > 0) shift = static_cast<int>((reinterpret_cast<uintptr_t>(row) / sizeof(T)) % kShift);
+    int shift = lane_shift;
+    if constexpr (kShift > 0 && !kOneShift) shift = static_cast<int>((reinterpret_cast<uintptr_t>(row) / sizeof(T)) % kShift);
     const int o = sx * kV - shift;  // this vector's first element, relative to b0
     const auto element = elements_at(r, o);
     if (o >= w.o_lo && o + kV <= w.o_hi) {
