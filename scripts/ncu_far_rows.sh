@@ -8,9 +8,9 @@
 #
 #     bash scripts/ncu_far_rows.sh [case[@impl] ...] > $OUT/ncu-far-rows.csv   # on the GPU machine
 #
-# Cases are suite names (bench/cases.py) or shapes ("fp16 8191x8193", bench/profile_case.py); the defaults pair each far-row case with a near-row
-# one on the same kernel family. ncu leaves the clocks alone (--clock-control none, as the device
-# notes ask); each case takes a few seconds.
+# Cases are suite names (bench/cases.py) or shapes ("fp16 8191x8193", bench/profile_case.py);
+# the defaults pair each far-row case with a near-row one on the same kernel family. ncu leaves
+# the clocks alone (--clock-control none, as the device notes ask); each case takes a few seconds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # The repo after any given path, so that PYTHONPATH can put another build of torch_transpose first.

@@ -3,7 +3,8 @@
 element k of its vectors, the 4-byte word every lane reads; a load takes as many wavefronts as
 the most distinct words that meet in one bank. Compares the store lanes of 16 vectors per output
 row (`t % 16`, two rows per warp) with byte_store_lane's 8 vectors of 4 rows (bench/NOTES.md v49),
-for both element widths and three patterns of row shifts.
+for both element widths and three patterns of row shifts, and for 2-byte tiles half_store_lane's
+16 vectors of two rows 2 apart (v50).
 
     python3 scripts/realign_store_banks.py
 """
@@ -22,6 +23,12 @@ def four_rows_a_word_apart(t, width):
     lane, warp = t % 32, t // 32
     rows = warp // 2
     return 8 * (warp % 2) + lane % 8, (rows // word) * (4 * word) + rows % word + word * (lane // 8)
+
+
+def rows_two_apart(t, width):
+    """half_store_lane (2-byte tiles, v50): 16 vectors per row, a warp's two rows 2 apart."""
+    warp, h = t // 32, t // 16 % 2
+    return t % 16, 4 * (warp // 2) + warp % 2 + 2 * h
 
 
 def wavefronts(width, lanes, shift_of_row):
@@ -53,7 +60,10 @@ def main():
         for name, shift in shifts.items():
             old = wavefronts(width, sixteen_per_row, shift)
             new = wavefronts(width, four_rows_a_word_apart, shift)
-            print(f"{width}-byte, {name:34s} 16 lanes per row {old:.2f}, 4 rows x 8 vectors {new:.2f}")
+            line = f"{width}-byte, {name:34s} 16 lanes per row {old:.2f}, 4 rows x 8 vectors {new:.2f}"
+            if width == 2:
+                line += f", rows 2 apart {wavefronts(width, rows_two_apart, shift):.2f}"
+            print(line)
 
 
 if __name__ == "__main__":

@@ -96,8 +96,9 @@ __device__ __forceinline__ StoreLane byte_store_lane(unsigned t) {
 // chunks per row, 8 bank groups); ncu: 9.5 M shared load wavefronts for 2.1 M loads on fp16
 // 8191x8193 (call 1 of session 47), where the gather's 2.1 M loads (one per 32 elements) would
 // need 2.1 M without conflicts. Rows 2 apart read different words, so no bank serves both rows:
-// pairs {0, 2}, {1, 3}, {4, 6}, .. of each 16 rows (at most two lanes per bank). Timed only
-// together with v50's other changes (bench/NOTES.md v50), not on its own.
+// pairs {0, 2}, {1, 3}, {4, 6}, .. of each 16 rows (at most two lanes per bank; the bank model,
+// scripts/realign_store_banks.py: 4.00 -> 2.00 wavefronts per load for shifted rows, 2.00 either
+// way unshifted). Timed only together with v50's other changes (bench/NOTES.md v50), not on its own.
 __device__ __forceinline__ StoreLane half_store_lane(unsigned t) {
   static_assert(kThreads == 256, "8 warps of 2 rows x 16 vectors");
   const unsigned warp = t / 32, h = t / 16 % 2;
@@ -335,9 +336,8 @@ realign_window_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ o
       const unsigned t = threadIdx.x;
       const StoreLane lane = kE == 1 ? byte_store_lane(t) : half_store_lane(t);
       const int sx = lane.sx, sy = lane.sy;  // store lane: vector sx of rows sy, sy + kSy, ..
-      // One window shift per lane: 2-byte tiles (1-byte ones have kShift = 32 > kSy).
-      constexpr bool kShare = kShift > 0 && kSy % kShift == 0;
-      store_window_rows<T, kTileA, kSy, kV, kShift, Index, kShare>(dst, a0, b0, out_sa, w, sx, sy, [&](int r, int o) {
+      // One window shift per lane where its rows allow it (2-byte tiles).
+      store_window_rows<T, kTileA, kSy, kV, kShift, Index, true>(dst, a0, b0, out_sa, w, sx, sy, [&](int r, int o) {
         const unsigned j0 = kShift + o, ur = r;  // j0 at least 0: o >= -shift
         const int split = kV - j0 % kV;
         const T* low = tile + (j0 * kChunks + ((ur / kV) ^ key(j0))) * kV + ur % kV;
