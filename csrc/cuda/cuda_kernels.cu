@@ -678,7 +678,7 @@ void launch_copy(const LayoutPlan& plan, const T* in, T* out, cudaStream_t strea
       if (launch_lean_rows<T, V>(plan, args, in, out, stream)) return;
     }
     VectorRowArgs vector_rows;
-    if (!plan.needs_64bit_index && make_vector_row_args(args, V, kFullVectors, vector_rows)) {
+    if (!plan.needs_64bit_index && make_vector_row_args<T>(args, V, kFullVectors, sm_count, vector_rows)) {
       launch_kernel(row_vector_copy_kernel<T, V>, static_cast<unsigned int>(ceil_div(vector_rows.total_vectors, kThreads)),
                     kThreads, 0, stream, in, out, vector_rows);
       return;
@@ -711,7 +711,7 @@ void launch_copy(const LayoutPlan& plan, const T* in, T* out, cudaStream_t strea
   // row: 0.78 of copy on the chunk copy, bench/NOTES.md v43).
   if (vectors_per_row <= int64_t{kThreads} * kCopyUnroll && args.rows > 1 && medium_rows_enabled()) {
     VectorRowArgs vector_rows;
-    if (kFullVectors && !plan.needs_64bit_index && make_vector_row_args(args, V, true, vector_rows)) {
+    if (kFullVectors && !plan.needs_64bit_index && make_vector_row_args<T>(args, V, true, sm_count, vector_rows)) {
       launch_kernel(row_vector_copy_kernel<T, V>, static_cast<unsigned int>(ceil_div(vector_rows.total_vectors, kThreads)),
                     kThreads, 0, stream, in, out, vector_rows);
       return;

@@ -7,7 +7,9 @@
 //   so no lane idles for want of row length (row_group_copy_kernel).
 #pragma once
 
+#include <algorithm>
 #include <type_traits>
+#include <utility>
 
 #include "../env_switch.h"
 #include "cuda_common.cuh"
@@ -203,9 +205,94 @@ inline Override vector_rows_override() {
   return setting;
 }
 
+// The order in which row_vector_copy walks the rows. Its threads take rows in the batch
+// indexer's order, last dim fastest: the output's order, so its stores fill whole runs of the
+// output while the loads go where the input has those rows. When the rows that are in flight at
+// once lie scattered in the input, walking them in the input's order instead can leave both sides
+// in long runs. ViT's fused QKV split (bf16 64x197x3x12x64 -> 3x64x12x197x64, 128-byte rows): in
+// output order the rows in flight (the inner dims s, h and part of b) meet the input in runs of 12
+// rows (h, then t lies outside the window), in input order the output in runs of 2364 (s, h).
+// H200, same call, two rounds, ours / copy by GPU time (bench/NOTES.md v51): 0.917 / 0.915 ->
+// 0.942 / 0.942; bf16 16x1024x3x12x64 0.919 / 0.915 -> 0.938 / 0.943; fp32 64x197x3x12x64 0.956 /
+// 0.953 -> 0.962 / 0.958. Where the output order already meets the input in long runs (ViT-B
+// heads 64x197x12x64, video NCTHW -> NTCHW) the input order read level (0.902-0.969 against
+// 0.904-0.968), and the rule keeps the output order there.
+
+// TORCH_TRANSPOSE_ROW_WALK: 0 = output order, 1 = input order, unset = the rule
+// (walk_rows_in_input_order; read once: A/B runs, tests of each walk).
+inline Override row_walk_override() {
+  static const Override setting = env_override("TORCH_TRANSPOSE_ROW_WALK");
+  return setting;
+}
+
+// The far side's longest contiguous run, in rows, among the rows that a walk has in flight at
+// once: the walk's innermost batch dims (last fastest), the last of them perhaps in part, up to
+// `window_rows` rows, chained through the far side's strides from one row (`row_pitch` elements:
+// the far side's rows must lie back to back to chain at all). A dim held in part ends the chain.
+inline int64_t far_run_rows(const BatchIndexer& walk, bool far_is_input, int64_t window_rows, int64_t row_pitch) {
+  int64_t held[kMaxPlanRank];  // how many of each dim's indices the window holds
+  int first = walk.rank;
+  for (int64_t rows = 1; first > 0 && rows < window_rows;) {
+    --first;
+    held[first] = std::min(walk.sizes[first], window_rows / rows);
+    rows *= held[first];
+    if (held[first] < walk.sizes[first]) break;
+  }
+  int64_t run = row_pitch, rows = 1;
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (int d = first; d < walk.rank; ++d) {
+      const int64_t stride = far_is_input ? walk.in_strides[d] : walk.out_strides[d];
+      if (walk.sizes[d] == 1 || stride != run) continue;
+      rows *= held[d];
+      if (held[d] < walk.sizes[d]) return rows;
+      run *= walk.sizes[d];
+      grew = true;
+    }
+  }
+  return rows;
+}
+
+// The batch dims sorted by input stride, the smallest fastest (a stable sort: ties keep the
+// output's order).
+inline BatchIndexer in_input_order(const BatchIndexer& batch) {
+  BatchIndexer sorted = batch;
+  for (int i = 1; i < sorted.rank; ++i)
+    for (int j = i; j > 0 && sorted.in_strides[j] > sorted.in_strides[j - 1]; --j) {
+      std::swap(sorted.sizes[j], sorted.sizes[j - 1]);
+      std::swap(sorted.in_strides[j], sorted.in_strides[j - 1]);
+      std::swap(sorted.out_strides[j], sorted.out_strides[j - 1]);
+    }
+  return sorted;
+}
+
+// Whether row_vector_copy walks a plan's rows in input order: where that walk meets the output in
+// longer runs than the output order meets the input, within the rows in flight at once (one
+// vector per thread, 2048 threads per SM), counting runs of kLongRowRun bytes or more as long:
+// video NCTHW -> NTCHW (rows of 6 KB) read level in either walk (0.959-0.965 of copy). Rows of
+// unit stride on both sides only (n elements each: a far side's rows chain from n).
+constexpr int64_t kLongRowRun = 4096;
+inline bool walk_rows_in_input_order(const CopyShape& copy, const BatchIndexer& batch, int64_t vectors_per_row,
+                                     int64_t element_bytes, int sm_count) {
+  if (batch.rank < 2 || copy.in_sb != 1 || copy.out_sb != 1) return false;
+  const int64_t window_rows = std::max<int64_t>(1, int64_t{sm_count} * 2048 / vectors_per_row);
+  auto run_bytes = [&](const BatchIndexer& walk, bool far_is_input) {
+    return std::min(kLongRowRun, far_run_rows(walk, far_is_input, window_rows, copy.n) * copy.n * element_bytes);
+  };
+  const bool rule = run_bytes(in_input_order(batch), false) > run_bytes(batch, true);
+  return decide(row_walk_override(), rule);
+}
+
+// Rebuilds the batch indexer in input order (any order of the batch dims names every row once).
+inline void walk_in_input_order(DeviceBatchIndexer& batch) {
+  batch.plain = in_input_order(batch.plain);
+  for (int i = 0; i < batch.rank && batch.fits_32; ++i) batch.div[i] = FastDivmod(static_cast<uint32_t>(batch.plain.sizes[i]));
+}
+
 // Arguments for row_vector_copy when it should take the plan (`full_vectors`: V is a whole 16
 // bytes or one element of 16 bytes): rows of whole vectors, every index below 2^31.
-inline bool make_vector_row_args(const CopyArgs& copy, int v, bool full_vectors, VectorRowArgs& args) {
+template <typename T>
+inline bool make_vector_row_args(const CopyArgs& copy, int v, bool full_vectors, int sm_count, VectorRowArgs& args) {
   if (copy.n % v != 0 || !copy.batch.fits_32) return false;
   const int64_t vectors_per_row = copy.n / v;
   const int64_t total = vectors_per_row * copy.rows;
@@ -215,6 +302,7 @@ inline bool make_vector_row_args(const CopyArgs& copy, int v, bool full_vectors,
   args.total_vectors = total;
   args.by_vectors = FastDivmod(static_cast<uint32_t>(vectors_per_row));
   args.batch = copy.batch;
+  if (walk_rows_in_input_order(copy, copy.batch.plain, vectors_per_row, sizeof(T), sm_count)) walk_in_input_order(args.batch);
   return true;
 }
 

@@ -1161,7 +1161,46 @@ TEST(KernelsOnHost, CopiesShortAndLongRows) {
     // The last batch dim a multiple of each group's rows: groups step through it (row_copy.cuh).
     check_case(permute_case({2, 512, 3, 32}, {0, 2, 1, 3}, e));
     check_case(permute_case({512, 8, 32}, {1, 0, 2}, e, {}, 1));
+    // The fused QKV split: row_vector_copy in input order where ctest's third run forces it.
+    check_case(permute_case({2, 13, 3, 4, 64}, {2, 0, 3, 1, 4}, e));
+    check_case(into_view(permute_case({2, 13, 3, 4, 64}, {2, 0, 3, 1, 4}, e), {2 * 4 * 13 * 80, 4 * 13 * 80, 13 * 80, 80, 1}, 8,
+                         "buf[..., 8:72]"));
   }
+}
+
+// Which walk row_vector_copy takes (row_copy.cuh, walk_rows_in_input_order): input order for the
+// fused QKV split, whose rows in flight lie in runs of 12 input rows in output order; output
+// order where that order already meets the input in long runs (ViT-B's heads, video frames).
+// Sizes as the models suite's, 132 SMs; the decision only, no data.
+TEST(KernelsOnHost, RowWalkRule) {
+  using torch_transpose::Override;
+  const Override setting = torch_transpose::row_walk_override();
+  auto walks_in_input_order = [](const Case& c) {
+    const LayoutPlan plan = place(c).plan;
+    EXPECT_EQ(plan.kind, torch_transpose::PlanKind::Copy) << plan.explain();
+    torch_transpose::CopyArgs copy;
+    const int b = plan.out_fast_dim;
+    copy.n = plan.sizes[b];
+    copy.in_sb = plan.in_strides[b];
+    copy.out_sb = plan.out_strides[b];
+    copy.batch.assign(plan);
+    const int64_t vectors = copy.n * c.element_bytes / 16;
+    return torch_transpose::walk_rows_in_input_order(copy, copy.batch.plain, vectors, c.element_bytes, 132);
+  };
+  auto expect = [&](const Case& c, bool rule) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(walks_in_input_order(c), setting == Override::Always ? true : setting == Override::Never ? false : rule);
+  };
+  expect(permute_case({64, 197, 3, 12, 64}, {2, 0, 3, 1, 4}, 2), true);    // ViT-B's fused QKV split
+  expect(permute_case({16, 1024, 3, 12, 64}, {2, 0, 3, 1, 4}, 2), true);   // GPT-2's
+  expect(permute_case({64, 197, 3, 12, 64}, {2, 0, 3, 1, 4}, 4), true);    // fp32
+  expect(permute_case({64, 197, 12, 64}, {0, 2, 1, 3}, 2), false);         // ViT-B's heads
+  expect(permute_case({64, 197, 12, 64}, {0, 2, 1, 3}, 4), false);
+  expect(permute_case({8, 64, 16, 3136}, {0, 2, 1, 3}, 2), false);         // video NCTHW -> NTCHW: rows of 6 KB
+  // Input rows 80 elements apart: no two chain in the input, whichever walk; the input order
+  // meets the output in runs of 2364 rows.
+  expect(permute_case({64, 197, 3, 12, 64}, {2, 0, 3, 1, 4}, 2, {197 * 36 * 80, 36 * 80, 12 * 80, 80, 1}), true);
+  expect(permute_case({64, 197, 12, 64}, {0, 2, 1, 3}, 2, {197 * 12 * 80, 12 * 80, 80, 1}), true);
 }
 
 TEST(KernelsOnHost, OutputViewsKeepTheirGuards) {
