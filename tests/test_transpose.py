@@ -297,7 +297,8 @@ def check_rows_of_8_byte_vectors(x, spare_cols):
 # 16-byte grid with odd output rows (128 and 96: the kernel's aligned-input form, which loads no
 # staging chunks and realigns nothing), a batch and its reversal, a base one element past alignment, `x[1:, 1:]`, and out=
 # views inside guard buffers with odd row pitches. On CUDA they take realign window tiles
-# (realign_window_tile_transpose.cuh; 2-byte rows of 8-byte vectors keep square tiles), and
+# (realign_window_tile_transpose.cuh; 2-byte rows of 8-byte vectors keep square tiles on grids
+# this small), and
 # test_realign_window_tiles_forced runs them with the kernel forced on, forced on without byte
 # quads (1-byte tiles then store byte by byte), forced on with every input realigned (inputs on
 # the grid too), forced on with each load policy (realign_load_policy), and forced off (the
@@ -348,6 +349,16 @@ def test_half_rows_of_8_byte_vectors(device, dtype, shape):
 @pytest.mark.parametrize("blocks", ["0", "1"])
 def test_blocks_per_sm_switched_on_half_vector_rows(blocks):
     rerun_with_switches({"TORCH_TRANSPOSE_HALF_TILE_BLOCKS": blocks}, "test_half_rows_of_8_byte_vectors and cuda", 12)
+
+
+# The same with output rows alone off the 16-byte grid on a grid of at least 8 waves of realign
+# window tiles (realign_window_by_default: 4224 tiles of 128 x 128 on an H200), which take them:
+# fp16 8 x 4100 x 4096, fresh and into a guarded view whose rows are 8 bytes off the grid (the
+# copy 8 bytes in puts the input off the grid too: square tiles).
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_half_vector_output_rows_on_a_large_grid():
+    check_rows_of_8_byte_vectors(random_bits((8, 4100, 4096), torch.float16, "cuda"), spare_cols=4)
 
 
 # 4-byte transposes whose output rows lie 512 KB apart: out= views in guard buffers whose rows

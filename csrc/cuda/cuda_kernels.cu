@@ -384,18 +384,24 @@ bool launch_window_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_
   }
 }
 
-// The realign window kernel for 1- and 2-byte plans without 16-byte vectors on both sides;
-// false when the switch (`by_default` where unset) or the plan does not take it.
+// The realign window kernel for 1- and 2-byte plans without 16-byte vectors on both sides (V
+// elements a vector); false when the switch (realign_window_by_default where unset) or the plan
+// does not take it.
 template <typename T>
-bool launch_realign_window_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_t stream, int sm_count,
-                                bool by_default) {
+bool launch_realign_window_tile(const LayoutPlan& plan, int vector, const T* in, T* out, cudaStream_t stream,
+                                int sm_count) {
   using Shape = RealignWindowShape<sizeof(T)>;
-  if (!decide(realign_window_override(), by_default) || !realign_window_fits(plan, Shape::kTileB, Shape::kShift))
-    return false;
+  const Override setting = realign_window_override();
+  if (setting == Override::Never || !realign_window_fits(plan, Shape::kTileB, Shape::kShift)) return false;
   const bool shifted = !window_rows_on_sector_grid(plan, reinterpret_cast<uintptr_t>(out), Shape::kShift);
   RealignWindowArgs args;
   // Shifted windows start up to kShift - 1 elements before their tile: one more tile may be needed.
   static_cast<SquareTileArgs&>(args) = SquareTileArgs::make_rect(plan, Shape::kTileA, Shape::kTileB, shifted ? Shape::kShift - 1 : 0);
+  const int64_t full = 16 / sizeof(T);
+  const bool only_output_off_grid = plan.input_allows_vectors(reinterpret_cast<uintptr_t>(in), full) &&
+                                    !plan.output_allows_vectors(reinterpret_cast<uintptr_t>(out), full);
+  if (!decide(setting, realign_window_by_default(sizeof(T), vector, only_output_off_grid, args.order.total, sm_count)))
+    return false;
   input_byte_span(plan, reinterpret_cast<uintptr_t>(in), args.in_lo, args.in_hi);
   const unsigned int grid = grid_for(args.order.total, sm_count);
   const bool byte_quads = sizeof(T) == 1 && !shifted && decide(realign_byte_quads_override(), true);
@@ -578,7 +584,7 @@ void launch_transpose(const LayoutPlan& plan, const T* in, T* out, cudaStream_t 
   if ((V == 1 || (V < kFullVector<T> && window_for_half_vectors())) && launch_window_tile<T>(plan, in, out, stream, sm_count))
     return;
   if constexpr (sizeof(T) <= 2) {  // the same for 1- and 2-byte elements (realign_window_by_default)
-    if (V < kFullVector<T> && launch_realign_window_tile<T>(plan, in, out, stream, sm_count, realign_window_by_default(sizeof(T), V)))
+    if (V < kFullVector<T> && launch_realign_window_tile<T>(plan, V, in, out, stream, sm_count))
       return;
   }
   if constexpr (sizeof(T) == 1 && V == 16) {

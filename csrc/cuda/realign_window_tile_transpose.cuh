@@ -46,10 +46,24 @@ inline Override realign_window_override() {
 // by GPU time, square tiles -> realign windows (bench/NOTES.md v25): fp16 8192x8190 (V = 2)
 // 0.65 -> 0.91, int8 8192x8190 (V = 2) 0.45 -> 0.77, int8 8192x8184 (V = 8) 0.63 -> 0.78, fp16
 // 8191x8193 (V = 1) 0.60 -> 0.76, int8 8191x8193 0.47-0.48 -> 0.53, fp16 8190x8192 0.65 ->
-// 0.84, int8 8190x8192 0.44-0.45 -> 0.59. 2-byte rows of 8-byte vectors (V = 4) stay on square
-// tiles, which already reach the same: fp16 8192x8188 0.914 both rounds against 0.913 / 0.906.
-constexpr bool realign_window_by_default(int element_bytes, int vector) {
-  return !(element_bytes == 2 && vector == 4);
+// 0.84, int8 8190x8192 0.44-0.45 -> 0.59.
+// 2-byte rows of 8-byte vectors (V = 4) take it only where the output side alone is off the
+// 16-byte grid (square tiles then split the output's sectors between blocks) and the grid holds
+// at least kRealignHalfVectorWaves waves of its 4 blocks per SM: a short last wave of its large
+// tiles costs more than the sectors save. H200, same call, two rounds (bench/NOTES.md v51),
+// square tiles -> realign windows, output rows off the grid: fp16 16x4100x4096 (32 waves)
+// 0.872-0.889 -> 0.987-0.997, 8x4100x4096 (16) 0.890 -> 0.964-0.965, bf16 128x1500x768 (17)
+// 0.878-0.885 -> 0.971, 64x1500x768 (8.7) 0.915 -> 0.939-0.942, 32x1500x768 (4.4) 0.897 ->
+// 0.887-0.890, fp16 4100x4096 (2) 0.865-0.867 -> 0.834-0.835. Input rows off the grid stay on
+// square tiles, which reach as much or more: fp16 Whisper conv out 32x768x1500 0.925-0.927 ->
+// 0.902-0.907, 128x768x1500 0.980-0.982 -> 0.963-0.964, 16x4096x4100 0.978-0.984 -> 0.975,
+// 8192x8188 0.947 -> 0.948, 4x8192x8188 0.961-0.966 -> 0.965-0.971.
+constexpr int64_t kRealignHalfVectorWaves = 8;
+constexpr int kRealignBlocksPerSm = 4;  // the kernel's launch bounds
+inline bool realign_window_by_default(int element_bytes, int vector, bool only_output_off_grid, int64_t tiles,
+                                      int sm_count) {
+  if (!(element_bytes == 2 && vector == 4)) return true;
+  return only_output_off_grid && tiles >= kRealignHalfVectorWaves * kRealignBlocksPerSm * sm_count;
 }
 
 // 128 output rows per tile; each output row's window is 256 bytes (two lines), each input row's
@@ -222,7 +236,7 @@ __device__ __forceinline__ void store_byte_quads(const uint4* rows, unsigned cha
 // kLoadPolicy: the cache policy of the chunk loads (realign_load_rule says which plans take which).
 template <typename T, bool kShifted, typename Index, bool kByteQuads = false, bool kAlignedInput = false,
           RealignLoads kLoadPolicy = RealignLoads::kPlain>
-__global__ void __launch_bounds__(kThreads, 4)
+__global__ void __launch_bounds__(kThreads, kRealignBlocksPerSm)
 realign_window_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const RealignWindowArgs args) {
   static_assert(!kByteQuads || (sizeof(T) == 1 && !kShifted), "byte quads serve unshifted 1-byte tiles");
   using Shape = RealignWindowShape<sizeof(T)>;

@@ -1203,6 +1203,26 @@ TEST(KernelsOnHost, RowWalkRule) {
   expect(permute_case({64, 197, 12, 64}, {0, 2, 1, 3}, 2, {197 * 12 * 80, 12 * 80, 80, 1}), true);
 }
 
+// Which plans take realign window tiles by default (realign_window_by_default): every 1- and
+// 2-byte plan the kernel fits, except 2-byte rows of 8-byte vectors unless their output side alone
+// is off the 16-byte grid and the grid holds 8 waves of 4 blocks per SM. The side flags from the
+// plans of fp16 8 x 4100 x 4096 (output rows of 8200 bytes) and its reverse.
+TEST(KernelsOnHost, RealignHalfVectorRule) {
+  using torch_transpose::realign_window_by_default;
+  const int64_t waves8 = 8 * 4 * 132;
+  for (int v : {1, 2, 8}) EXPECT_TRUE(realign_window_by_default(1, v, false, 1, 132)) << v;
+  for (int v : {1, 2}) EXPECT_TRUE(realign_window_by_default(2, v, false, 1, 132)) << v;
+  EXPECT_TRUE(realign_window_by_default(2, 4, true, waves8, 132));
+  EXPECT_FALSE(realign_window_by_default(2, 4, true, waves8 - 1, 132));
+  EXPECT_FALSE(realign_window_by_default(2, 4, false, 100 * waves8, 132));
+  const LayoutPlan out_off = place(permute_case({8, 4100, 4096}, {0, 2, 1}, 2)).plan;
+  EXPECT_TRUE(out_off.input_allows_vectors(0, 8));
+  EXPECT_FALSE(out_off.output_allows_vectors(0, 8));
+  const LayoutPlan in_off = place(permute_case({8, 4096, 4100}, {0, 2, 1}, 2)).plan;
+  EXPECT_FALSE(in_off.input_allows_vectors(0, 8));
+  EXPECT_TRUE(in_off.output_allows_vectors(0, 8));
+}
+
 TEST(KernelsOnHost, OutputViewsKeepTheirGuards) {
   // transpose into the columns [3, 3 + m) of a wider buffer, and into a stepped view.
   for (int e : kWidths) {
