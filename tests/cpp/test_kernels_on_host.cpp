@@ -1098,6 +1098,17 @@ TEST(KernelsOnHost, LeanRows) {
     for (const Case& c : lean_row_cases(e)) check_case(c);
 }
 
+// A copy plan's rows as launch_copy (cuda_kernels.cu) gives them to the row kernels.
+torch_transpose::CopyArgs copy_args_of(const LayoutPlan& plan) {
+  torch_transpose::CopyArgs copy;
+  const int b = plan.out_fast_dim;
+  copy.n = plan.sizes[b];
+  copy.in_sb = plan.in_strides[b];
+  copy.out_sb = plan.out_strides[b];
+  copy.batch.assign(plan);
+  return copy;
+}
+
 // Which copy plans lean rows take: the cases above; not rows of a vector count other than 2^k,
 // an innermost batch dim of partial blocks, four batch dims, or partial vectors.
 TEST(KernelsOnHost, LeanRowPlans) {
@@ -1106,12 +1117,7 @@ TEST(KernelsOnHost, LeanRowPlans) {
     SCOPED_TRACE(c.name);
     const LayoutPlan plan = place(c).plan;
     ASSERT_EQ(plan.kind, torch_transpose::PlanKind::Copy) << plan.explain();
-    torch_transpose::CopyArgs copy;
-    const int b = plan.out_fast_dim;
-    copy.n = plan.sizes[b];
-    copy.in_sb = plan.in_strides[b];
-    copy.out_sb = plan.out_strides[b];
-    copy.batch.assign(plan);
+    const torch_transpose::CopyArgs copy = copy_args_of(plan);
     const int full = c.element_bytes >= 16 ? 1 : 16 / c.element_bytes;
     torch_transpose::LeanRowArgs args;
     dim3 grid;
@@ -1178,12 +1184,7 @@ TEST(KernelsOnHost, RowWalkRule) {
   auto walks_in_input_order = [](const Case& c) {
     const LayoutPlan plan = place(c).plan;
     EXPECT_EQ(plan.kind, torch_transpose::PlanKind::Copy) << plan.explain();
-    torch_transpose::CopyArgs copy;
-    const int b = plan.out_fast_dim;
-    copy.n = plan.sizes[b];
-    copy.in_sb = plan.in_strides[b];
-    copy.out_sb = plan.out_strides[b];
-    copy.batch.assign(plan);
+    const torch_transpose::CopyArgs copy = copy_args_of(plan);
     const int64_t vectors = copy.n * c.element_bytes / 16;
     return torch_transpose::walk_rows_in_input_order(copy, copy.batch.plain, vectors, c.element_bytes, 132);
   };
