@@ -1195,6 +1195,8 @@ TEST(KernelsOnHost, RowWalkRule) {
   expect(permute_case({64, 197, 3, 12, 64}, {2, 0, 3, 1, 4}, 2), true);    // ViT-B's fused QKV split
   expect(permute_case({16, 1024, 3, 12, 64}, {2, 0, 3, 1, 4}, 2), true);   // GPT-2's
   expect(permute_case({64, 197, 3, 12, 64}, {2, 0, 3, 1, 4}, 4), true);    // fp32
+  expect(permute_case({4, 1024, 3, 12, 64}, {2, 0, 3, 1, 4}, 2), true);    // test_fused_qkv_splits' second
+  expect(permute_case({2, 1024, 3, 4, 64}, {2, 0, 3, 1, 4}, 2), false);    // all of it in flight at once
   expect(permute_case({64, 197, 12, 64}, {0, 2, 1, 3}, 2), false);         // ViT-B's heads
   expect(permute_case({64, 197, 12, 64}, {0, 2, 1, 3}, 4), false);
   expect(permute_case({8, 64, 16, 3136}, {0, 2, 1, 3}, 2), false);         // video NCTHW -> NTCHW: rows of 6 KB
