@@ -269,18 +269,20 @@ inline BatchIndexer in_input_order(const BatchIndexer& batch) {
 // Whether row_vector_copy walks a plan's rows in input order: where that walk meets the output in
 // longer runs than the output order meets the input, within the rows in flight at once (one
 // vector per thread, 2048 threads per SM), counting runs of kLongRowRun bytes or more as long:
-// video NCTHW -> NTCHW (rows of 6 KB) read level in either walk (0.959-0.965 of copy). Rows of
-// unit stride on both sides only (n elements each: a far side's rows chain from n).
+// video NCTHW -> NTCHW (rows of 6 KB) read level in either walk (0.959-0.965 of copy). The rule
+// takes rows of unit stride on both sides only (n elements each: a far side's rows chain from
+// n); the switch forces either walk on every plan of two or more batch dims.
 constexpr int64_t kLongRowRun = 4096;
 inline bool walk_rows_in_input_order(const CopyShape& copy, const BatchIndexer& batch, int64_t vectors_per_row,
                                      int64_t element_bytes, int sm_count) {
-  if (batch.rank < 2 || copy.in_sb != 1 || copy.out_sb != 1) return false;
+  const Override setting = row_walk_override();
+  if (setting != Override::Rule || batch.rank < 2) return setting == Override::Always && batch.rank >= 2;
+  if (copy.in_sb != 1 || copy.out_sb != 1) return false;
   const int64_t window_rows = std::max<int64_t>(1, int64_t{sm_count} * 2048 / vectors_per_row);
   auto run_bytes = [&](const BatchIndexer& walk, bool far_is_input) {
     return std::min(kLongRowRun, far_run_rows(walk, far_is_input, window_rows, copy.n) * copy.n * element_bytes);
   };
-  const bool rule = run_bytes(in_input_order(batch), false) > run_bytes(batch, true);
-  return decide(row_walk_override(), rule);
+  return run_bytes(in_input_order(batch), false) > run_bytes(batch, true);
 }
 
 // Rebuilds the batch indexer in input order (any order of the batch dims names every row once).
