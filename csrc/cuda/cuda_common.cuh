@@ -7,6 +7,7 @@
 #include <cuda_runtime.h>
 #endif
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <tuple>
@@ -160,6 +161,16 @@ __device__ __forceinline__ void transpose_4x4_bytes(uint32_t x0, uint32_t x1, ui
   y[3] = __byte_perm(hi01, hi23, 0x7632);
 }
 
+// Which sides of a plan keep it off whole 16-byte vectors at these addresses (their rows start off
+// the 16-byte grid): the launch rules that treat the two sides differently ask this.
+struct SidesOffGrid {
+  bool input, output;
+};
+inline SidesOffGrid sides_off_grid(const LayoutPlan& plan, uintptr_t in_address, uintptr_t out_address) {
+  const int64_t v = std::max<int64_t>(1, 16 / plan.element_bytes);  // a whole 16-byte vector
+  return {!plan.input_allows_vectors(in_address, v), !plan.output_allows_vectors(out_address, v)};
+}
+
 // Batch offsets on the device: 32-bit magic-number division when the batch count allows it
 // (64-bit division costs ~100 instructions, which short rows and small tiles cannot hide).
 struct DeviceBatchIndexer {
@@ -172,6 +183,16 @@ struct DeviceBatchIndexer {
   // says why in place).
   void assign(const LayoutPlan& plan) {
     plain.assign(plan);
+    set_divisors();
+  }
+
+  // The same batch dims in another order (row_copy.cuh's input walk): any order names every row once.
+  void assign(const BatchIndexer& reordered) {
+    plain = reordered;
+    set_divisors();
+  }
+
+  void set_divisors() {
     rank = plain.rank;
     fits_32 = plain.count() < (int64_t{1} << 31);
     for (int i = 0; i < rank && fits_32; ++i) div[i] = FastDivmod(static_cast<uint32_t>(plain.sizes[i]));

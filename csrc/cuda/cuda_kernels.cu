@@ -397,10 +397,8 @@ bool launch_realign_window_tile(const LayoutPlan& plan, int vector, const T* in,
   RealignWindowArgs args;
   // Shifted windows start up to kShift - 1 elements before their tile: one more tile may be needed.
   static_cast<SquareTileArgs&>(args) = SquareTileArgs::make_rect(plan, Shape::kTileA, Shape::kTileB, shifted ? Shape::kShift - 1 : 0);
-  const int64_t full = 16 / sizeof(T);
-  const bool only_output_off_grid = plan.input_allows_vectors(reinterpret_cast<uintptr_t>(in), full) &&
-                                    !plan.output_allows_vectors(reinterpret_cast<uintptr_t>(out), full);
-  if (!decide(setting, realign_window_by_default(sizeof(T), vector, only_output_off_grid, args.order.total, sm_count)))
+  const SidesOffGrid off = sides_off_grid(plan, reinterpret_cast<uintptr_t>(in), reinterpret_cast<uintptr_t>(out));
+  if (!decide(setting, realign_window_by_default(sizeof(T), vector, off.output && !off.input, args.order.total, sm_count)))
     return false;
   input_byte_span(plan, reinterpret_cast<uintptr_t>(in), args.in_lo, args.in_hi);
   const unsigned int grid = grid_for(args.order.total, sm_count);

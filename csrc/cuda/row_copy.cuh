@@ -271,10 +271,11 @@ inline BatchIndexer in_input_order(const BatchIndexer& batch) {
 // vector per thread, 2048 threads per SM), counting runs of kLongRowRun bytes or more as long:
 // video NCTHW -> NTCHW (rows of 6 KB) read level in either walk (0.959-0.965 of copy). The rule
 // takes rows of unit stride on both sides only (n elements each: a far side's rows chain from
-// n); the switch forces either walk on every plan of two or more batch dims.
+// n); the switch forces either walk on every plan of two or more batch dims. `by_input` is
+// in_input_order(batch), which the caller keeps for the walk.
 constexpr int64_t kLongRowRun = 4096;
-inline bool walk_rows_in_input_order(const CopyShape& copy, const BatchIndexer& batch, int64_t vectors_per_row,
-                                     int64_t element_bytes, int sm_count) {
+inline bool walk_rows_in_input_order(const CopyShape& copy, const BatchIndexer& batch, const BatchIndexer& by_input,
+                                     int64_t vectors_per_row, int64_t element_bytes, int sm_count) {
   const Override setting = row_walk_override();
   if (setting != Override::Rule || batch.rank < 2) return setting == Override::Always && batch.rank >= 2;
   if (copy.in_sb != 1 || copy.out_sb != 1) return false;
@@ -282,13 +283,7 @@ inline bool walk_rows_in_input_order(const CopyShape& copy, const BatchIndexer& 
   auto run_bytes = [&](const BatchIndexer& walk, bool far_is_input) {
     return std::min(kLongRowRun, far_run_rows(walk, far_is_input, window_rows, copy.n) * copy.n * element_bytes);
   };
-  return run_bytes(in_input_order(batch), false) > run_bytes(batch, true);
-}
-
-// Rebuilds the batch indexer in input order (any order of the batch dims names every row once).
-inline void walk_in_input_order(DeviceBatchIndexer& batch) {
-  batch.plain = in_input_order(batch.plain);
-  for (int i = 0; i < batch.rank && batch.fits_32; ++i) batch.div[i] = FastDivmod(static_cast<uint32_t>(batch.plain.sizes[i]));
+  return run_bytes(by_input, false) > run_bytes(batch, true);
 }
 
 // Arguments for row_vector_copy when it should take the plan (`full_vectors`: V is a whole 16
@@ -304,7 +299,11 @@ inline bool make_vector_row_args(const CopyArgs& copy, int v, bool full_vectors,
   args.total_vectors = total;
   args.by_vectors = FastDivmod(static_cast<uint32_t>(vectors_per_row));
   args.batch = copy.batch;
-  if (walk_rows_in_input_order(copy, copy.batch.plain, vectors_per_row, sizeof(T), sm_count)) walk_in_input_order(args.batch);
+  if (copy.batch.rank >= 2) {
+    const BatchIndexer by_input = in_input_order(copy.batch.plain);
+    if (walk_rows_in_input_order(copy, copy.batch.plain, by_input, vectors_per_row, sizeof(T), sm_count))
+      args.batch.assign(by_input);
+  }
   return true;
 }
 

@@ -111,9 +111,8 @@ inline Override half_vector_tile_blocks_override() {
 }
 
 inline bool wants_four_block_half_vector_tiles(const LayoutPlan& plan, uintptr_t in_address, uintptr_t out_address) {
-  const int64_t v = 16 / plan.element_bytes;  // a whole 16-byte vector
-  return decide(half_vector_tile_blocks_override(),
-                !plan.input_allows_vectors(in_address, v) && plan.output_allows_vectors(out_address, v));
+  const SidesOffGrid off = sides_off_grid(plan, in_address, out_address);
+  return decide(half_vector_tile_blocks_override(), off.input && !off.output);
 }
 
 // Shared memory of one tile (the scalar layout's padded rows; the vector layout needs less).

@@ -1186,7 +1186,8 @@ TEST(KernelsOnHost, RowWalkRule) {
     EXPECT_EQ(plan.kind, torch_transpose::PlanKind::Copy) << plan.explain();
     const torch_transpose::CopyArgs copy = copy_args_of(plan);
     const int64_t vectors = copy.n * c.element_bytes / 16;
-    return torch_transpose::walk_rows_in_input_order(copy, copy.batch.plain, vectors, c.element_bytes, 132);
+    return torch_transpose::walk_rows_in_input_order(copy, copy.batch.plain, torch_transpose::in_input_order(copy.batch.plain),
+                                                     vectors, c.element_bytes, 132);
   };
   auto expect = [&](const Case& c, bool rule) {
     SCOPED_TRACE(c.name);
