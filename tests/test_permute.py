@@ -190,6 +190,41 @@ def test_channels_last_of_small_grids_with_span_tiles_switched(switches):
     run_file_with_switches(__file__, switches, "test_channels_last_of_small_spatial_grids and cuda", 4)
 
 
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.bfloat16, torch.float32, torch.float64], ids=str)
+def test_channels_first_of_small_spatial_grids(device, dtype):
+    # NHWC -> NCHW where H x W is short (the backward of the test above): output rows of 49, 196,
+    # 256, 32, 35 and 54 elements, packed. On CUDA output span tiles take 1- to 4-byte ones whose
+    # rows are not whole 16-byte vectors, from input rows on the 16-byte grid (output_span_tile_transpose.cuh; the switch below sends them all, or none): a partial last
+    # tile of channels, input rows cut short of their stride (ragged tails), a base 1-3 elements
+    # in (off the grid: other kernels), outputs into a view of a wider poisoned buffer whose items
+    # start off the grid (the spans' first and last vectors), and a 2-D matrix into rows of 100.
+    for n, h, w, c in [(3, 7, 7, 2048), (2, 14, 14, 208), (2, 16, 16, 80), (3, 4, 8, 48), (5, 7, 7, 144),
+                       (4, 5, 7, 80), (3, 6, 9, 64)]:
+        x = random_bits((n, h, w, c), dtype, device)
+        check_fresh_and_guarded_outputs(x, (0, 3, 1, 2))
+        cut = x[..., :c - 6]
+        assert_bits_equal(tt.permute(cut, (0, 3, 1, 2)), reference(cut, (0, 3, 1, 2)))
+        for shift in (1, 2, 3):
+            shifted = random_bits((n * h * w * c + shift,), dtype, device)[shift:].view(n, h, w, c)
+            assert_bits_equal(tt.permute(shifted, (0, 3, 1, 2)), reference(shifted, (0, 3, 1, 2)))
+        buf = poisoned((n, c + 3, h, w), dtype, device)
+        check_permute_into_view(x, (0, 3, 1, 2), buf, buf[:, 1:1 + c])
+        check_permute_into_view(cut, (0, 3, 1, 2), buf, buf[:, 2:2 + c - 6])
+    matrix = random_bits((100, 1024), dtype, device)
+    check_fresh_and_guarded_outputs(matrix, (1, 0))
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+@pytest.mark.parametrize("setting", ["0", "1"], ids=["off", "forced"])
+def test_channels_first_of_small_grids_with_output_span_tiles_switched(setting):
+    # TORCH_TRANSPOSE_OUTPUT_SPAN_TILES=1: every plan output span tiles fit takes them (4- and
+    # 8-byte ones and rows of 16-byte vectors too); 0: none does (square, window and realign
+    # window tiles again).
+    run_file_with_switches(__file__, {"TORCH_TRANSPOSE_OUTPUT_SPAN_TILES": setting},
+                           "test_channels_first_of_small_spatial_grids and cuda", 4)
+
+
 @pytest.mark.cuda
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=str)

@@ -7,6 +7,7 @@
 //                    lines; interleave_transpose when the lines are whole 16-byte vectors),
 //                    span_tile_transpose (1- and 2-byte plans whose input rows, of up to
 //                    256 elements, lie back to back without 16-byte vectors: whole rows a tile),
+//                    output_span_tile_transpose (its mirror: short output rows back to back),
 //                    gather_tile_transpose (a tile over a and the output's run of b and the
 //                    dims that continue it), box_tile_transpose (both fast dims whole in a
 //                    tile with a chunk of a batch dim), flat_tile_transpose (any other fast
@@ -43,6 +44,7 @@
 #include "lean_window_tile_transpose.cuh"
 #include "narrow_block_transpose.cuh"
 #include "narrow_transpose.cuh"
+#include "output_span_tile_transpose.cuh"
 #include "realign_window_tile_transpose.cuh"
 #include "row_copy.cuh"
 #include "span_tile_transpose.cuh"
@@ -566,6 +568,31 @@ bool launch_span_tiles(const LayoutPlan& plan, const FastDims& f, const T* in, T
   }
 }
 
+// Output span tiles (output_span_tile_transpose.cuh) for short output rows packed back to back;
+// false when the switch (output_span_tiles_by_default where unset) or the plan does not take them.
+template <typename T, int V>
+bool launch_output_span_tiles(const LayoutPlan& plan, const FastDims& f, const T* in, T* out, cudaStream_t stream,
+                              int sm_count) {
+  if constexpr (sizeof(T) > 8) {
+    return false;
+  } else {
+    if (!decide(output_span_tile_override(), output_span_tiles_by_default(sizeof(T), V)) ||
+        !output_span_tiles_fit(plan, f, reinterpret_cast<uintptr_t>(in)))
+      return false;
+    const int lines = span_tile_lines(f.size_b, kSpanMaxBytes);
+    with_span_lines(lines, [&](auto kLines) {
+      const OutputSpanTileArgs args =
+          make_output_span_tile_args(plan, OutputSpanShape<sizeof(T), kLines.value>::kTileA);
+      with_bool(l2_evict_last_loads(true), [&](auto kEvictLast) {
+        launch_kernel(output_span_tile_transpose_kernel<T, kLines.value, kEvictLast.value>,
+                      grid_for(args.order.total, sm_count), kThreads, output_span_tile_smem_bytes(f.size_b, lines),
+                      stream, in, out, args);
+      });
+    });
+    return true;
+  }
+}
+
 template <typename T, int V>
 void launch_transpose(const LayoutPlan& plan, const T* in, T* out, cudaStream_t stream, int sm_count) {
   if (wants_direct_transpose(plan)) {
@@ -577,6 +604,7 @@ void launch_transpose(const LayoutPlan& plan, const T* in, T* out, cudaStream_t 
   const FastDims f = FastDims::from_plan(plan);
   if (std::min(f.size_a, f.size_b) < kNarrowDim) return launch_narrow_or_flat<T>(plan, in, out, stream, sm_count);
   if (launch_span_tiles<T, V>(plan, f, in, out, stream, sm_count)) return;
+  if (launch_output_span_tiles<T, V>(plan, f, in, out, stream, sm_count)) return;
   // Window tiles for rows without 16-byte vectors (4- and 8-byte elements; partial vectors:
   // window_for_half_vectors says why).
   if ((V == 1 || (V < kFullVector<T> && window_for_half_vectors())) && launch_window_tile<T>(plan, in, out, stream, sm_count))

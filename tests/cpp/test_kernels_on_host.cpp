@@ -596,6 +596,72 @@ TEST(KernelsOnHost, SpanTilePlans) {
   for (int e : kWidths) check_case(permute_case({8, 64, 49}, {0, 2, 1}, e, {64 * 52, 52, 1}));  // the refused route
 }
 
+// Whether output span tiles fit the case's plan at check_case's addresses.
+bool output_span_tiles_fit_case(const Case& c) {
+  const uintptr_t in_address = 4096 + c.in_offset * c.element_bytes;
+  const LayoutPlan plan = plan_of(c, in_address, 4096 + c.out_offset * c.element_bytes);
+  return torch_transpose::output_span_tiles_fit(plan, torch_transpose::FastDims::from_plan(plan), in_address);
+}
+
+// Output span tiles (output rows of up to kSpanMaxRowElems packed back to back, from input rows
+// on the 16-byte grid; the first ctest run has them off, the rule run takes 1- and 2-byte plans
+// whose output rows are not whole 16-byte vectors, the forced run every plan that fits; the
+// emulated asynchronous copies land only when the block waits for them): NHWC -> NCHW at
+// ResNet's and ViT's small spatial grids, with a part tile along a, tiles of 4, 2 and 1 lines
+// of each input row (output rows of up to 80, 160 and 256 elements), the longest rows taken,
+// rows of 32 (the shortest past the narrow kernels), input rows cut short of their stride (a
+// ragged tail element by element), an expanded batch, several batch dims, batch items whose
+// output spans start at every offset from the 16-byte grid (first and last vectors element by
+// element), and `out=` views off the grid.
+TEST(KernelsOnHost, OutputSpanTiles) {
+  for (int e : {1, 2, 4, 8}) {
+    const int64_t v = 16 / e;
+    const std::vector<Case> cases = {
+        permute_case({12, 7, 7, 80}, {0, 3, 1, 2}, e),          // rows of 49; 80 channels: a part tile
+        permute_case({2, 7, 7, 1040}, {0, 3, 1, 2}, e),         // tiles of 4 lines, the last a part one
+        permute_case({2, 10, 10, 608}, {0, 3, 1, 2}, e),        // tiles of 2 lines
+        permute_case({2, 14, 14, 208}, {0, 3, 1, 2}, e),        // tiles of 1 line
+        permute_case({2, 16, 16, 80}, {0, 3, 1, 2}, e),         // rows of 256, the longest taken
+        permute_case({30, 32, 48}, {0, 2, 1}, e),               // rows of 32
+        permute_case({100, 1024}, {1, 0}, e),                   // one matrix, rows of 100
+        // x[..., :75] of rows of 80: every segment's last 75 % v elements one by one
+        permute_case({2, 7, 7, 75}, {0, 3, 1, 2}, e, {49 * 80, 7 * 80, 80, 1}),
+        permute_case({3, 40, 256}, {0, 2, 1}, e, {0, 256, 1}),  // expanded batch: every item the same
+        permute_case({2, 3, 6, 7, 48}, {0, 1, 4, 2, 3}, e),
+        // output items one element further apart than packed: each span starts elsewhere off
+        // the grid (and 7 x 7 x 64 moves whole vectors only when the start is on it)
+        into_view(permute_case({5, 7, 7, 64}, {0, 3, 1, 2}, e), {64 * 49 + 1, 49, 7, 1}, 0, "items 1 apart"),
+        into_view(permute_case({4, 5, 9, 3 * v}, {0, 3, 1, 2}, e), {3 * v * 45 + 3, 45, 9, 1}, 5, "items 3 apart at 5"),
+        into_view(permute_case({130, 64}, {1, 0}, e), {130, 1}, 1, "buf[1:] of rows of 130"),
+    };
+    for (const Case& c : cases) {
+      EXPECT_TRUE(output_span_tiles_fit_case(c)) << c.name;
+      check_case(c);
+    }
+  }
+}
+
+// Plans output span tiles refuse: output rows longer than kSpanMaxRowElems or not packed, input
+// rows off the 16-byte grid (a row stride or a base), a strided fast dim, and 16-byte elements.
+TEST(KernelsOnHost, OutputSpanTilePlans) {
+  const auto fits = output_span_tiles_fit_case;
+  EXPECT_TRUE(fits(permute_case({8, 256, 64}, {0, 2, 1}, 2)));
+  EXPECT_FALSE(fits(permute_case({8, 257, 64}, {0, 2, 1}, 2)));
+  EXPECT_FALSE(fits(into_view(permute_case({100, 64}, {1, 0}, 2), {104, 1}, 0, "rows of 104")));
+  EXPECT_FALSE(fits(permute_case({8, 49, 60}, {0, 2, 1}, 2)));                    // input rows of 60 halves
+  EXPECT_FALSE(fits(permute_case({8, 49, 64}, {0, 2, 1}, 2, {}, 1)));             // input base off the grid
+  EXPECT_FALSE(fits(permute_case({8, 49, 64}, {0, 2, 1}, 2, {49 * 128, 128, 2})));  // x[..., ::2]
+  EXPECT_FALSE(fits(permute_case({8, 49, 64}, {0, 2, 1}, 16)));
+  for (int e : kWidths) check_case(permute_case({8, 49, 60}, {0, 2, 1}, e));  // the refused route
+  // The rule: 1- to 4-byte output rows that are not whole 16-byte vectors.
+  EXPECT_TRUE(torch_transpose::output_span_tiles_by_default(1, 4));
+  EXPECT_TRUE(torch_transpose::output_span_tiles_by_default(2, 1));
+  EXPECT_TRUE(torch_transpose::output_span_tiles_by_default(4, 2));
+  EXPECT_FALSE(torch_transpose::output_span_tiles_by_default(1, 16));
+  EXPECT_FALSE(torch_transpose::output_span_tiles_by_default(4, 4));
+  EXPECT_FALSE(torch_transpose::output_span_tiles_by_default(8, 1));
+}
+
 TEST(KernelsOnHost, FlatTilesDenseAndLineWalks) {
   for (int e : kWidths) {
     check_case(permute_case({2000, 16}, {1, 0}, e));   // dense load, line store
