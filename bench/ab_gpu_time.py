@@ -160,6 +160,14 @@ def table(settings, rounds):
     return "\n".join(lines)
 
 
+def print_table(text, out=None):
+    """Prints a Markdown table, and writes it to the file `out` too when one is named."""
+    print(text)
+    if out:
+        with open(out, "w") as f:
+            f.write(text + "\n")
+
+
 def parse_args(argv=None):
     p = argparse.ArgumentParser(prog="python -m bench.ab_gpu_time", description=__doc__.splitlines()[0])
     p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu", choices=["cpu", "cuda"])
@@ -198,11 +206,7 @@ def main(argv=None):
         for text in args.settings:
             rounds[-1][text] = run_setting(args, text)
             print(f"round {r + 1}, {setting_label(text)}: done", file=sys.stderr, flush=True)
-    result = table(args.settings, rounds)
-    print(result)
-    if args.out:
-        with open(args.out, "w") as f:
-            f.write(result + "\n")
+    print_table(table(args.settings, rounds), args.out)
 
 
 if __name__ == "__main__":
