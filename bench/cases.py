@@ -136,6 +136,9 @@ def model_suite():
         _p("bf16 ResNet stem NCHW->NHWC 128x64x112x112", m, "bf16", (128, 64, 112, 112), (0, 2, 3, 1)),
         _p("bf16 ResNet last stage NCHW->NHWC 128x2048x7x7", m, "bf16", (128, 2048, 7, 7), (0, 2, 3, 1)),
         _p("fp16 ViT-B patches 64x768x14x14", m, "fp16", (64, 768, 14, 14), (0, 2, 3, 1)),
+        # The backward of the two above (autograd permutes the gradient back): short output rows.
+        _p("bf16 ResNet last stage NHWC->NCHW 128x7x7x2048", m, "bf16", (128, 7, 7, 2048), (0, 3, 1, 2)),
+        _p("fp16 ViT-B patches NHWC->NCHW 64x14x14x768", m, "fp16", (64, 14, 14, 768), (0, 3, 1, 2)),
         _p("int8 images NHWC->NCHW 256x224x224x3", m, "int8", (256, 224, 224, 3), (0, 3, 1, 2)),
         _p("bf16 Swin window partition 128x8x7x8x7x128", m, "bf16", (128, 8, 7, 8, 7, 128), (0, 1, 3, 2, 4, 5)),
         _p("fp16 pixel shuffle 16x64x2x2x128x128", m, "fp16", (16, 64, 2, 2, 128, 128), (0, 1, 4, 2, 5, 3)),
