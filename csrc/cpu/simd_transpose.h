@@ -5,7 +5,9 @@
 //
 // Each call moves one block: `src` points at element (b0, a0) of the input, whose rows walk b
 // with stride src_stride and hold consecutive a; `dst` points at element (a0, b0) of the
-// output, whose rows walk a with stride dst_stride and hold consecutive b.
+// output, whose rows walk a with stride dst_stride and hold consecutive b. `rows` (at most
+// kSize) output rows are stored, for a block cut short along a: its loads still read kSize
+// elements of each input row, so the caller must know those bytes are readable.
 #pragma once
 
 #include <cstdint>
@@ -21,23 +23,24 @@ template <typename T> struct SimdBlock { static constexpr int kSize = 1; };
 #if defined(__SSE2__)
 template <> struct SimdBlock<uint32_t> {
   static constexpr int kSize = 4;
-  static inline void transpose(const uint32_t* src, int64_t src_stride, uint32_t* dst, int64_t dst_stride) {
+  static inline void transpose(const uint32_t* src, int64_t src_stride, uint32_t* dst, int64_t dst_stride,
+                               int rows = kSize) {
     const __m128i r0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src));
     const __m128i r1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + src_stride));
     const __m128i r2 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 2 * src_stride));
     const __m128i r3 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 3 * src_stride));
     const __m128i t0 = _mm_unpacklo_epi32(r0, r1), t1 = _mm_unpacklo_epi32(r2, r3);  // columns 0, 1
     const __m128i t2 = _mm_unpackhi_epi32(r0, r1), t3 = _mm_unpackhi_epi32(r2, r3);  // columns 2, 3
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst), _mm_unpacklo_epi64(t0, t1));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + dst_stride), _mm_unpackhi_epi64(t0, t1));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + 2 * dst_stride), _mm_unpacklo_epi64(t2, t3));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + 3 * dst_stride), _mm_unpackhi_epi64(t2, t3));
+    const __m128i columns[4] = {_mm_unpacklo_epi64(t0, t1), _mm_unpackhi_epi64(t0, t1), _mm_unpacklo_epi64(t2, t3),
+                                _mm_unpackhi_epi64(t2, t3)};
+    for (int k = 0; k < rows; ++k) _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + k * dst_stride), columns[k]);
   }
 };
 
 template <> struct SimdBlock<uint16_t> {
   static constexpr int kSize = 8;
-  static inline void transpose(const uint16_t* src, int64_t src_stride, uint16_t* dst, int64_t dst_stride) {
+  static inline void transpose(const uint16_t* src, int64_t src_stride, uint16_t* dst, int64_t dst_stride,
+                               int rows = kSize) {
     __m128i r[8];
     for (int k = 0; k < 8; ++k) r[k] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + k * src_stride));
     // Stage 1 pairs rows (16-bit lanes), stage 2 pairs of pairs (32-bit), stage 3 halves (64-bit).
@@ -52,13 +55,14 @@ template <> struct SimdBlock<uint16_t> {
     const __m128i columns[8] = {_mm_unpacklo_epi64(u0, u4), _mm_unpackhi_epi64(u0, u4), _mm_unpacklo_epi64(u1, u5),
                                 _mm_unpackhi_epi64(u1, u5), _mm_unpacklo_epi64(u2, u6), _mm_unpackhi_epi64(u2, u6),
                                 _mm_unpacklo_epi64(u3, u7), _mm_unpackhi_epi64(u3, u7)};
-    for (int k = 0; k < 8; ++k) _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + k * dst_stride), columns[k]);
+    for (int k = 0; k < rows; ++k) _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + k * dst_stride), columns[k]);
   }
 };
 
 template <> struct SimdBlock<uint8_t> {
   static constexpr int kSize = 16;
-  static inline void transpose(const uint8_t* src, int64_t src_stride, uint8_t* dst, int64_t dst_stride) {
+  static inline void transpose(const uint8_t* src, int64_t src_stride, uint8_t* dst, int64_t dst_stride,
+                               int rows = kSize) {
     __m128i r[16];
     for (int k = 0; k < 16; ++k) r[k] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + k * src_stride));
     // Stage 1 (8-bit): row pairs (2p, 2p+1); lo holds columns 0-7, hi columns 8-15.
@@ -85,8 +89,10 @@ template <> struct SimdBlock<uint8_t> {
     }
     // Stage 4 (64-bit): whole columns.
     for (int c = 0; c < 8; ++c) {
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + (2 * c) * dst_stride), _mm_unpacklo_epi64(n[0][c], n[1][c]));
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + (2 * c + 1) * dst_stride), _mm_unpackhi_epi64(n[0][c], n[1][c]));
+      if (2 * c < rows)
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + (2 * c) * dst_stride), _mm_unpacklo_epi64(n[0][c], n[1][c]));
+      if (2 * c + 1 < rows)
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + (2 * c + 1) * dst_stride), _mm_unpackhi_epi64(n[0][c], n[1][c]));
     }
   }
 };

@@ -71,6 +71,25 @@ TEST(CppApi, StridedInputsAndPermute) {
   EXPECT_TRUE(bits_equal(cl, nchw));
 }
 
+// NHWC -> NCHW of 1-15 channels, whose input rows are shorter than the CPU kernel's SIMD blocks:
+// blocks cut short along a load whole 16-byte vectors past each row, only as far as the input
+// reaches (under `make sanitize`, AddressSanitizer fails a load past it). Inputs that end
+// exactly at their storage's end, rows cut short of their stride, and a 2-D matrix.
+TEST(CppApi, NarrowChannelsFirstReadsNothingPastTheInput) {
+  for (auto dtype : {torch::kUInt8, torch::kBFloat16, torch::kFloat, torch::kDouble}) {
+    for (int64_t c : {1, 3, 5, 7, 8, 12, 15}) {
+      auto x = random_bits({2, 9, 37, c}, dtype);
+      EXPECT_TRUE(bits_equal(torch_transpose::permute(x, {0, 3, 1, 2}), x.permute({0, 3, 1, 2}).contiguous()))
+          << dtype << " C = " << c;
+      auto cut = random_bits({2, 9, 37, c + 3}, dtype).narrow(3, 0, c);
+      EXPECT_TRUE(bits_equal(torch_transpose::permute(cut, {0, 3, 1, 2}), cut.permute({0, 3, 1, 2}).contiguous()))
+          << dtype << " C = " << c << " of rows of " << c + 3;
+      auto matrix = random_bits({1000, c}, dtype);
+      EXPECT_TRUE(bits_equal(torch_transpose::transpose(matrix), matrix.t().contiguous())) << dtype << " C = " << c;
+    }
+  }
+}
+
 TEST(CppApi, OutIntoASliceTouchesNothingElse) {
   auto x = random_bits({30, 20}, torch::kInt);
   auto buffer = torch::full({25, 40}, -7, torch::kInt);
