@@ -1,5 +1,6 @@
 """torch_transpose.permute and to_memory_format against native PyTorch, bit for bit."""
 import itertools
+import math
 import random
 
 import pytest
@@ -148,6 +149,15 @@ def test_short_lines_one_item_per_chunk_when_packing_is_off():
                            "test_pixel_shuffle_layouts_with_short_lines and cuda", 12)
 
 
+def check_bases_off_the_grid(shape, dims, dtype, device):
+    """tt.permute of inputs that start 1, 2 and 3 elements into their storage (off the 16-byte
+    grid) equals x.permute(dims).contiguous()."""
+    numel = math.prod(shape)
+    for shift in (1, 2, 3):
+        shifted = random_bits((numel + shift,), dtype, device)[shift:].view(shape)
+        assert_bits_equal(tt.permute(shifted, dims), reference(shifted, dims))
+
+
 @pytest.mark.parametrize("dtype", [torch.uint8, torch.bfloat16, torch.float32, torch.float64], ids=str)
 def test_channels_last_of_small_spatial_grids(device, dtype):
     # NCHW -> NHWC where H x W is short: ResNet's last stage (7 x 7), ViT-B's patch grid (14 x 14),
@@ -162,9 +172,7 @@ def test_channels_last_of_small_spatial_grids(device, dtype):
                        (4, 80, 5, 7), (3, 64, 6, 9)]:
         x = random_bits((n, c, h, w), dtype, device)
         check_fresh_and_guarded_outputs(x, (0, 2, 3, 1))
-        for shift in (1, 2, 3):
-            shifted = random_bits((n * c * h * w + shift,), dtype, device)[shift:].view(n, c, h, w)
-            assert_bits_equal(tt.permute(shifted, (0, 2, 3, 1)), reference(shifted, (0, 2, 3, 1)))
+        check_bases_off_the_grid((n, c, h, w), (0, 2, 3, 1), dtype, device)
         spread = random_bits((n, c * h * w + 1), dtype, device)[:, :c * h * w].view(n, c, h, w)
         assert_bits_equal(tt.permute(spread, (0, 2, 3, 1)), reference(spread, (0, 2, 3, 1)))
         buf = poisoned((n, h + 2, w, c + 32), dtype, device)
@@ -194,7 +202,8 @@ def test_channels_last_of_small_grids_with_span_tiles_switched(switches):
 def test_channels_first_of_small_spatial_grids(device, dtype):
     # NHWC -> NCHW where H x W is short (the backward of the test above): output rows of 49, 196,
     # 256, 32, 35 and 54 elements, packed. On CUDA output span tiles take 1- to 4-byte ones whose
-    # rows are not whole 16-byte vectors, from input rows on the 16-byte grid (output_span_tile_transpose.cuh; the switch below sends them all, or none): a partial last
+    # rows are not whole 16-byte vectors, from input rows on the 16-byte grid
+    # (output_span_tile_transpose.cuh; the switch below sends them all, or none): a partial last
     # tile of channels, input rows cut short of their stride (ragged tails), a base 1-3 elements
     # in (off the grid: other kernels), outputs into a view of a wider poisoned buffer whose items
     # start off the grid (the spans' first and last vectors), and a 2-D matrix into rows of 100.
@@ -204,9 +213,7 @@ def test_channels_first_of_small_spatial_grids(device, dtype):
         check_fresh_and_guarded_outputs(x, (0, 3, 1, 2))
         cut = x[..., :c - 6]
         assert_bits_equal(tt.permute(cut, (0, 3, 1, 2)), reference(cut, (0, 3, 1, 2)))
-        for shift in (1, 2, 3):
-            shifted = random_bits((n * h * w * c + shift,), dtype, device)[shift:].view(n, h, w, c)
-            assert_bits_equal(tt.permute(shifted, (0, 3, 1, 2)), reference(shifted, (0, 3, 1, 2)))
+        check_bases_off_the_grid((n, h, w, c), (0, 3, 1, 2), dtype, device)
         buf = poisoned((n, c + 3, h, w), dtype, device)
         check_permute_into_view(x, (0, 3, 1, 2), buf, buf[:, 1:1 + c])
         check_permute_into_view(cut, (0, 3, 1, 2), buf, buf[:, 2:2 + c - 6])
