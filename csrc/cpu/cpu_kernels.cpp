@@ -54,13 +54,17 @@ inline int64_t short_block_columns(int64_t rows, int64_t b_full, int64_t k, int6
 
 // dst(ia, ib) = src(ia, ib) for a tile of na x nb elements; each side walks a and b with its
 // own strides. Whole SIMD blocks where a is unit-stride on the source and b on the
-// destination, scalar moves for the rest. The rows past the last whole block along a (all of
-// them where na is under a block, as NHWC -> NCHW of 3-15 channels is) also go by SIMD blocks
-// cut short along a, which store only those rows but load whole input vectors: where
-// src_readable (the largest element offset from src that lies inside the input) says those
-// loads stay inside it. 2-core VM, same session, eager's time / ours (bench/NOTES.md, CPU v4):
-// NHWC -> NCHW int8 64x224x224x3 0.73-0.79 -> 1.47-1.81, bf16 32x224x224x3 0.86 -> 1.86-2.13,
-// int8 C = 8 0.86-0.91 -> 2.3-4.9; int8 1000000x7 transposed 5.8-6.8 -> 25.5-26.3.
+// destination, scalar moves for the rest, except:
+// * the columns past the last whole block along b (all of them where nb is under a block, as
+//   NCHW -> NHWC of 2-15 channels is) go by blocks cut short along b, which load only those
+//   input rows and store only those columns of each output row;
+// * the rows past the last whole block along a (all of them where na is under a block, as NHWC
+//   -> NCHW of 2-15 channels is) go by blocks cut short along a, which store only those rows but
+//   load whole input vectors: where src_readable (the largest element offset from src that
+//   lies inside the input) says those loads stay inside it.
+// 2-core VM, same session, eager's time / ours (bench/NOTES.md, CPU v4): NHWC -> NCHW int8
+// 64x224x224x3 0.73-0.79 -> 1.47-1.81, bf16 C = 3 0.86 -> 1.86-2.13, int8 C = 8 0.86-0.91 ->
+// 2.3-4.9; NCHW -> NHWC fp32 32x3x224x224 0.57-0.65 -> 1.70-2.39, bf16 0.61-0.81 -> 1.14-1.43.
 template <typename T>
 void move_tile(const T* src, int64_t src_sa, int64_t src_sb, T* dst, int64_t dst_sa, int64_t dst_sb,
                int64_t na, int64_t nb, int64_t src_readable) {
@@ -77,6 +81,7 @@ void move_tile(const T* src, int64_t src_sa, int64_t src_sb, T* dst, int64_t dst
   };
   int64_t a_full = 0, b_full = 0;  // [0, a_full) x [0, b_full) goes through SIMD blocks
   int64_t b_part = 0;              // [a_full, na) x [0, b_part) through blocks cut short along a
+  int64_t b_cut = 0;               // [0, a_full) x [b_full, b_cut) through blocks cut short along b
   constexpr int64_t k = SimdBlock<T>::kSize;
   if constexpr (k > 1) {
     if (src_sa == 1 && dst_sb == 1) {
@@ -101,6 +106,16 @@ void move_tile(const T* src, int64_t src_sa, int64_t src_sb, T* dst, int64_t dst
           SimdBlock<T>::transpose(src + ib * src_sb + ia, src_sb, dst + ia * dst_sa + ib, dst_sa);
         }
       }
+      // The columns past the last whole block along b (all of them where nb is under a block,
+      // as NCHW -> NHWC of 2-15 channels is), for the rows of whole blocks: blocks cut short
+      // along b, which load only those input rows and store only those columns.
+      if (nb - b_full >= 2) {
+        for (int64_t ia = 0; ia < a_full; ia += k) {
+          SimdBlock<T>::transpose(src + b_full * src_sb + ia, src_sb, dst + ia * dst_sa + b_full, dst_sa,
+                                  static_cast<int>(k), static_cast<int>(nb - b_full));
+        }
+        b_cut = nb;
+      }
       b_part = short_block_columns(na - a_full, b_full, k, src_sb, src_readable - a_full);
       for (int64_t ib = 0; ib < b_part; ib += k) {
         SimdBlock<T>::transpose(src + ib * src_sb + a_full, src_sb, dst + a_full * dst_sa + ib, dst_sa,
@@ -108,7 +123,7 @@ void move_tile(const T* src, int64_t src_sa, int64_t src_sb, T* dst, int64_t dst
       }
     }
   }
-  scalar_block(0, a_full, b_full, nb);
+  scalar_block(0, a_full, std::max(b_full, b_cut), nb);
   scalar_block(a_full, na, b_part, nb);
 }
 

@@ -7,10 +7,13 @@
 // with stride src_stride and hold consecutive a; `dst` points at element (a0, b0) of the
 // output, whose rows walk a with stride dst_stride and hold consecutive b. `rows` (at most
 // kSize) output rows are stored, for a block cut short along a: its loads still read kSize
-// elements of each input row, so the caller must know those bytes are readable.
+// elements of each input row, so the caller must know those bytes are readable. `cols` (at
+// most kSize) input rows are loaded and as many elements of each output row stored, for a
+// block cut short along b: it reads and writes nothing past them.
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -18,31 +21,73 @@
 
 namespace torch_transpose {
 
+#if defined(__SSE2__)
+// Stores the low `bytes` (1-16) bytes of v at dst, in at most four stores.
+inline void store_low_bytes(void* dst, __m128i v, int bytes) {
+  unsigned char* d = static_cast<unsigned char*>(dst);
+  if (bytes == 16) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(d), v);
+    return;
+  }
+  if (bytes & 8) {
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(d), v);
+    v = _mm_srli_si128(v, 8);
+    d += 8;
+  }
+  // Fixed-size pieces only: a memcpy of a run-time size is a library call per row.
+  uint32_t word = static_cast<uint32_t>(_mm_cvtsi128_si32(v));
+  if (bytes & 4) {
+    std::memcpy(d, &word, 4);
+    word = static_cast<uint32_t>(_mm_cvtsi128_si32(_mm_srli_si128(v, 4)));
+    d += 4;
+  }
+  if (bytes & 2) {
+    const uint16_t half = static_cast<uint16_t>(word);
+    std::memcpy(d, &half, 2);
+    word >>= 16;
+    d += 2;
+  }
+  if (bytes & 1) *d = static_cast<unsigned char>(word);
+}
+
+// Input row k of a block, or zeros past the `cols` rows the block loads.
+inline __m128i load_row(const void* row, int k, int cols) {
+  return k < cols ? _mm_loadu_si128(static_cast<const __m128i*>(row)) : _mm_setzero_si128();
+}
+
+// Output row k of a block: all of it, or its first `bytes` bytes.
+inline void store_row(void* row, __m128i v, int bytes) {
+  if (bytes == 16) {
+    _mm_storeu_si128(static_cast<__m128i*>(row), v);
+  } else {
+    store_low_bytes(row, v, bytes);
+  }
+}
+#endif
+
 template <typename T> struct SimdBlock { static constexpr int kSize = 1; };
 
 #if defined(__SSE2__)
 template <> struct SimdBlock<uint32_t> {
   static constexpr int kSize = 4;
   static inline void transpose(const uint32_t* src, int64_t src_stride, uint32_t* dst, int64_t dst_stride,
-                               int rows = kSize) {
-    const __m128i r0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src));
-    const __m128i r1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + src_stride));
-    const __m128i r2 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 2 * src_stride));
-    const __m128i r3 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 3 * src_stride));
+                               int rows = kSize, int cols = kSize) {
+    const __m128i r0 = load_row(src, 0, cols), r1 = load_row(src + src_stride, 1, cols);
+    const __m128i r2 = load_row(src + 2 * src_stride, 2, cols), r3 = load_row(src + 3 * src_stride, 3, cols);
     const __m128i t0 = _mm_unpacklo_epi32(r0, r1), t1 = _mm_unpacklo_epi32(r2, r3);  // columns 0, 1
     const __m128i t2 = _mm_unpackhi_epi32(r0, r1), t3 = _mm_unpackhi_epi32(r2, r3);  // columns 2, 3
     const __m128i columns[4] = {_mm_unpacklo_epi64(t0, t1), _mm_unpackhi_epi64(t0, t1), _mm_unpacklo_epi64(t2, t3),
                                 _mm_unpackhi_epi64(t2, t3)};
-    for (int k = 0; k < rows; ++k) _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + k * dst_stride), columns[k]);
+    for (int k = 0; k < rows; ++k) store_row(dst + k * dst_stride, columns[k], cols * 4);
   }
 };
 
 template <> struct SimdBlock<uint16_t> {
   static constexpr int kSize = 8;
   static inline void transpose(const uint16_t* src, int64_t src_stride, uint16_t* dst, int64_t dst_stride,
-                               int rows = kSize) {
+                               int rows = kSize, int cols = kSize) {
     __m128i r[8];
-    for (int k = 0; k < 8; ++k) r[k] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + k * src_stride));
+    for (int k = 0; k < 8; ++k) r[k] = load_row(src + k * src_stride, k, cols);
     // Stage 1 pairs rows (16-bit lanes), stage 2 pairs of pairs (32-bit), stage 3 halves (64-bit).
     const __m128i t0 = _mm_unpacklo_epi16(r[0], r[1]), t1 = _mm_unpackhi_epi16(r[0], r[1]);
     const __m128i t2 = _mm_unpacklo_epi16(r[2], r[3]), t3 = _mm_unpackhi_epi16(r[2], r[3]);
@@ -55,16 +100,16 @@ template <> struct SimdBlock<uint16_t> {
     const __m128i columns[8] = {_mm_unpacklo_epi64(u0, u4), _mm_unpackhi_epi64(u0, u4), _mm_unpacklo_epi64(u1, u5),
                                 _mm_unpackhi_epi64(u1, u5), _mm_unpacklo_epi64(u2, u6), _mm_unpackhi_epi64(u2, u6),
                                 _mm_unpacklo_epi64(u3, u7), _mm_unpackhi_epi64(u3, u7)};
-    for (int k = 0; k < rows; ++k) _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + k * dst_stride), columns[k]);
+    for (int k = 0; k < rows; ++k) store_row(dst + k * dst_stride, columns[k], cols * 2);
   }
 };
 
 template <> struct SimdBlock<uint8_t> {
   static constexpr int kSize = 16;
   static inline void transpose(const uint8_t* src, int64_t src_stride, uint8_t* dst, int64_t dst_stride,
-                               int rows = kSize) {
+                               int rows = kSize, int cols = kSize) {
     __m128i r[16];
-    for (int k = 0; k < 16; ++k) r[k] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + k * src_stride));
+    for (int k = 0; k < 16; ++k) r[k] = load_row(src + k * src_stride, k, cols);
     // Stage 1 (8-bit): row pairs (2p, 2p+1); lo holds columns 0-7, hi columns 8-15.
     __m128i lo[8], hi[8];
     for (int p = 0; p < 8; ++p) {
@@ -89,10 +134,8 @@ template <> struct SimdBlock<uint8_t> {
     }
     // Stage 4 (64-bit): whole columns.
     for (int c = 0; c < 8; ++c) {
-      if (2 * c < rows)
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + (2 * c) * dst_stride), _mm_unpacklo_epi64(n[0][c], n[1][c]));
-      if (2 * c + 1 < rows)
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + (2 * c + 1) * dst_stride), _mm_unpackhi_epi64(n[0][c], n[1][c]));
+      if (2 * c < rows) store_row(dst + (2 * c) * dst_stride, _mm_unpacklo_epi64(n[0][c], n[1][c]), cols);
+      if (2 * c + 1 < rows) store_row(dst + (2 * c + 1) * dst_stride, _mm_unpackhi_epi64(n[0][c], n[1][c]), cols);
     }
   }
 };

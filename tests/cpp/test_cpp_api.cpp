@@ -74,8 +74,11 @@ TEST(CppApi, StridedInputsAndPermute) {
 // NHWC -> NCHW of 1-15 channels, whose input rows are shorter than the CPU kernel's SIMD blocks:
 // blocks cut short along a load whole 16-byte vectors past each row, only as far as the input
 // reaches (under `make sanitize`, AddressSanitizer fails a load past it). Inputs that end
-// exactly at their storage's end, rows cut short of their stride, and a 2-D matrix.
-TEST(CppApi, NarrowChannelsFirstReadsNothingPastTheInput) {
+// exactly at their storage's end, rows cut short of their stride, and a 2-D matrix. And NCHW ->
+// NHWC of the same channels, whose output rows are shorter than a block: blocks cut short along
+// b store only the row's elements, into a fresh tensor and into a slice of a wider buffer whose
+// other elements stay as they were.
+TEST(CppApi, NarrowChannelsReadAndWriteNothingOutside) {
   for (auto dtype : {torch::kUInt8, torch::kBFloat16, torch::kFloat, torch::kDouble}) {
     for (int64_t c : {1, 3, 5, 7, 8, 12, 15}) {
       auto x = random_bits({2, 9, 37, c}, dtype);
@@ -86,6 +89,16 @@ TEST(CppApi, NarrowChannelsFirstReadsNothingPastTheInput) {
           << dtype << " C = " << c << " of rows of " << c + 3;
       auto matrix = random_bits({1000, c}, dtype);
       EXPECT_TRUE(bits_equal(torch_transpose::transpose(matrix), matrix.t().contiguous())) << dtype << " C = " << c;
+      auto nchw = random_bits({2, c, 9, 37}, dtype);
+      auto nhwc = nchw.permute({0, 2, 3, 1}).contiguous();
+      EXPECT_TRUE(bits_equal(torch_transpose::permute(nchw, {0, 2, 3, 1}), nhwc)) << dtype << " C = " << c;
+      auto buffer = random_bits({2, 9, 37, c + 5}, dtype);
+      auto before = buffer.clone();
+      auto view = buffer.narrow(3, 2, c);
+      torch_transpose::permute_out(nchw, {0, 2, 3, 1}, view);
+      EXPECT_TRUE(bits_equal(view, nhwc)) << dtype << " C = " << c << " into a slice";
+      before.narrow(3, 2, c).copy_(nhwc);
+      EXPECT_TRUE(bits_equal(buffer, before)) << dtype << " C = " << c << ": elements outside the slice changed";
     }
   }
 }
