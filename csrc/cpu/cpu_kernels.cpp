@@ -80,8 +80,8 @@ void move_tile(const T* src, int64_t src_sa, int64_t src_sb, T* dst, int64_t dst
     }
   };
   int64_t a_full = 0, b_full = 0;  // [0, a_full) x [0, b_full) goes through SIMD blocks
+  int64_t b_done = 0;              // [0, a_full) x [0, b_done): whole blocks and blocks cut short along b
   int64_t b_part = 0;              // [a_full, na) x [0, b_part) through blocks cut short along a
-  int64_t b_cut = 0;               // [0, a_full) x [b_full, b_cut) through blocks cut short along b
   constexpr int64_t k = SimdBlock<T>::kSize;
   if constexpr (k > 1) {
     if (src_sa == 1 && dst_sb == 1) {
@@ -109,12 +109,13 @@ void move_tile(const T* src, int64_t src_sa, int64_t src_sb, T* dst, int64_t dst
       // The columns past the last whole block along b (all of them where nb is under a block,
       // as NCHW -> NHWC of 2-15 channels is), for the rows of whole blocks: blocks cut short
       // along b, which load only those input rows and store only those columns.
+      b_done = b_full;
       if (nb - b_full >= 2) {
         for (int64_t ia = 0; ia < a_full; ia += k) {
           SimdBlock<T>::transpose(src + b_full * src_sb + ia, src_sb, dst + ia * dst_sa + b_full, dst_sa,
                                   static_cast<int>(k), static_cast<int>(nb - b_full));
         }
-        b_cut = nb;
+        b_done = nb;
       }
       b_part = short_block_columns(na - a_full, b_full, k, src_sb, src_readable - a_full);
       for (int64_t ib = 0; ib < b_part; ib += k) {
@@ -123,7 +124,7 @@ void move_tile(const T* src, int64_t src_sa, int64_t src_sb, T* dst, int64_t dst
       }
     }
   }
-  scalar_block(0, a_full, std::max(b_full, b_cut), nb);
+  scalar_block(0, a_full, b_done, nb);
   scalar_block(a_full, na, b_part, nb);
 }
 

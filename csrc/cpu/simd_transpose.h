@@ -22,8 +22,8 @@
 namespace torch_transpose {
 
 #if defined(__SSE2__)
-// Stores the low `bytes` (1-16) bytes of v at dst, in at most four stores.
-inline void store_low_bytes(void* dst, __m128i v, int bytes) {
+// Output row `dst` of a block: the low `bytes` (1-16) bytes of v, in at most four stores.
+inline void store_row(void* dst, __m128i v, int bytes) {
   unsigned char* d = static_cast<unsigned char*>(dst);
   if (bytes == 16) {
     _mm_storeu_si128(reinterpret_cast<__m128i*>(d), v);
@@ -55,14 +55,6 @@ inline __m128i load_row(const void* row, int k, int cols) {
   return k < cols ? _mm_loadu_si128(static_cast<const __m128i*>(row)) : _mm_setzero_si128();
 }
 
-// Output row k of a block: all of it, or its first `bytes` bytes.
-inline void store_row(void* row, __m128i v, int bytes) {
-  if (bytes == 16) {
-    _mm_storeu_si128(static_cast<__m128i*>(row), v);
-  } else {
-    store_low_bytes(row, v, bytes);
-  }
-}
 #endif
 
 template <typename T> struct SimdBlock { static constexpr int kSize = 1; };

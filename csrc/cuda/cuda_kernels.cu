@@ -582,7 +582,7 @@ bool launch_output_span_tiles(const LayoutPlan& plan, const FastDims& f, const T
     const int lines = span_tile_lines(f.size_b, kSpanMaxBytes);
     with_span_lines(lines, [&](auto kLines) {
       const OutputSpanTileArgs args =
-          make_output_span_tile_args(plan, OutputSpanShape<sizeof(T), kLines.value>::kTileA);
+          make_output_span_tile_args(plan, SpanShape<sizeof(T), kLines.value>::kTileB, f.size_b);
       with_bool(l2_evict_last_loads(true), [&](auto kEvictLast) {
         launch_kernel(output_span_tile_transpose_kernel<T, kLines.value, kEvictLast.value>,
                       grid_for(args.order.total, sm_count), kThreads, output_span_tile_smem_bytes(f.size_b, lines),

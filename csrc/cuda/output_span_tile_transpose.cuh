@@ -39,15 +39,10 @@ inline Override output_span_tile_override() {
   return setting;
 }
 
-// kLines 128-byte lines of each input row per tile (1, 2 or 4: span_tile_lines picks the most
-// whose shared rows fit kSpanMaxBytes, as for span tiles).
-template <int E, int kLines> struct OutputSpanShape {
-  static_assert(E == 1 || E == 2 || E == 4 || E == 8, "output span tiles are built for 1- to 8-byte elements");
-  static_assert(kLines == 1 || kLines == 2 || kLines == 4, "1, 2 or 4 lines per input row");
-  static constexpr int kTileA = kLines * 128 / E;  // output rows per tile
-  static constexpr int kV = 16 / E;                // elements per 16-byte vector
-  static constexpr int kChunksPerRow = kLines * 8;  // 16-byte chunks of a shared row
-};
+// A tile's shape is span tiles' own with the sides swapped (SpanShape<E, kLines>): kLines
+// 128-byte lines of each input row (1, 2 or 4: span_tile_lines picks the most whose shared rows
+// fit kSpanMaxBytes), so kTileB (there: input rows per tile) is the output rows per tile here
+// and kVectorsPerRow the 16-byte chunks of a shared row.
 
 struct OutputSpanTileArgs : SquareTileArgs {
   FastDivmod by_size_b;
@@ -59,10 +54,10 @@ inline size_t output_span_tile_smem_bytes(int64_t size_b, int lines) {
 }
 
 // Whether the plan fits output span tiles: unit-stride fast dims, output rows of a vector to
-// kSpanMaxRowElems elements packed back to back (a vector then spans at most two rows), and input rows (and the input's base and batch strides)
-// on the 16-byte grid. In-tile offsets stay below 2^31 on the output side by the row cap (a span
-// is at most kSpanMaxBytes; FastDivmod divides span indices below 2^31); input rows and batch
-// offsets are 64-bit.
+// kSpanMaxRowElems elements packed back to back (a vector then spans at most two rows), and
+// input rows (and the input's base and batch strides) on the 16-byte grid. In-tile offsets stay
+// below 2^31 on the output side by the row cap (a span is at most kSpanMaxBytes; FastDivmod
+// divides span indices below 2^31); input rows and batch offsets are 64-bit.
 inline bool output_span_tiles_fit(const LayoutPlan& plan, const FastDims& f, uintptr_t in_address) {
   if (plan.kind != PlanKind::Transpose || plan.element_bytes > 8) return false;
   const int64_t v = 16 / plan.element_bytes;
@@ -85,9 +80,10 @@ inline bool output_span_tiles_by_default(int element_bytes, int vector_elems) {
   return element_bytes <= 4 && vector_elems * element_bytes < 16;
 }
 
-inline OutputSpanTileArgs make_output_span_tile_args(const LayoutPlan& plan, int tile_a) {
+// size_b: the plan's, as the launcher already has it (one tile along b).
+inline OutputSpanTileArgs make_output_span_tile_args(const LayoutPlan& plan, int tile_a, int64_t size_b) {
   OutputSpanTileArgs args;
-  static_cast<SquareTileArgs&>(args) = SquareTileArgs::make_rect(plan, tile_a, FastDims::from_plan(plan).size_b, 0);
+  static_cast<SquareTileArgs&>(args) = SquareTileArgs::make_rect(plan, tile_a, size_b, 0);
   args.by_size_b = FastDivmod(static_cast<uint32_t>(args.size_b));
   return args;
 }
@@ -111,8 +107,8 @@ __device__ __forceinline__ int shared_index(int b, int j) {
 // Load phase: segment a0 .. a0 + na - 1 of every input row b into shared row b.
 template <typename T, int kLines, bool kEvictLast>
 __device__ __forceinline__ void load_output_span_tile(const T* segments, int64_t in_sb, int size_b, int na, uint4* rows) {
-  using Shape = OutputSpanShape<sizeof(T), kLines>;
-  constexpr int kV = Shape::kV, kChunks = Shape::kChunksPerRow;
+  using Shape = SpanShape<sizeof(T), kLines>;
+  constexpr int kV = Shape::kV, kChunks = Shape::kVectorsPerRow;
   const int whole = na / kV;  // whole chunks per segment; every segment starts on the grid
   for (int q = static_cast<int>(threadIdx.x); q < size_b * kChunks; q += kThreads) {
     const int b = q / kChunks, c = q % kChunks;
@@ -188,8 +184,8 @@ __device__ __forceinline__ void store_span_vector(T* span, int head, int len, in
 // everywhere but one 1-byte plan of 1-line tiles (+0.07; bench/NOTES.md v52).
 template <typename T, int kLines>
 __device__ __forceinline__ void store_output_span_tile(T* span, int na, const OutputSpanTileArgs& args, const uint4* rows) {
-  using Shape = OutputSpanShape<sizeof(T), kLines>;
-  constexpr int kV = Shape::kV, kChunks = Shape::kChunksPerRow;
+  using Shape = SpanShape<sizeof(T), kLines>;
+  constexpr int kV = Shape::kV, kChunks = Shape::kVectorsPerRow;
   const int len = na * static_cast<int>(args.size_b);
   const int head = static_cast<int>((reinterpret_cast<uintptr_t>(span) % 16) / sizeof(T));  // span[0]'s place in its vector
   const int vectors = (head + len + kV - 1) / kV;
@@ -202,7 +198,7 @@ __device__ __forceinline__ void store_output_span_tile(T* span, int na, const Ou
 template <typename T, int kLines, bool kEvictLast>
 __global__ void __launch_bounds__(kThreads)
     output_span_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const OutputSpanTileArgs args) {
-  constexpr int kTileA = OutputSpanShape<sizeof(T), kLines>::kTileA;
+  constexpr int kTileA = SpanShape<sizeof(T), kLines>::kTileB;  // output rows per tile
   uint4* rows = reinterpret_cast<uint4*>(dynamic_smem());
   const int size_b = static_cast<int>(args.size_b);
   for (int64_t t = blockIdx.x; t < args.order.total; t += gridDim.x) {

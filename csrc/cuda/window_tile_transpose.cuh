@@ -117,10 +117,11 @@ __device__ __forceinline__ void store_window_rows(T* dst, P a0, P b0, Index out_
   // whatever the row stride, so they all share one shift, which kShareShift works out once here (a
   // power of two: 32-bit unsigned arithmetic keeps its low bits); else (1-byte realign tiles:
   // kShift 32, kSy 16) each row works out its own. ptxas could not see that: the shared shift
-  // cut the 2-byte realign kernel's stores from about 50 to 27 instructions per row. The window kernel (4- and 8-byte) does not ask for it:
-  // built with it, fp32 8191x8193 and 12345x6789 read 0.964-0.968 of copy by GPU time (H200,
-  // bench/NOTES.md v50), as they had without it in v33 (0.966-0.968; no same-call A/B), so its
-  // kernels stay as they were and the suite's results for them stand.
+  // cut the 2-byte realign kernel's stores from about 50 to 27 instructions per row. The window
+  // kernel (4- and 8-byte) does not ask for it: built with it, fp32 8191x8193 and 12345x6789
+  // read 0.964-0.968 of copy by GPU time (H200, bench/NOTES.md v50), as they had without it in
+  // v33 (0.966-0.968; no same-call A/B), so its kernels stay as they were and the suite's results
+  // for them stand.
   constexpr bool kOneShift = kShareShift && kShift > 0 && kSy % kShift == 0;
   static_assert(kShift == 0 || (kShift & (kShift - 1)) == 0, "the sector grid in elements is a power of two");
   int lane_shift = 0;

@@ -598,9 +598,9 @@ TEST(KernelsOnHost, SpanTilePlans) {
 
 // Whether output span tiles fit the case's plan at check_case's addresses.
 bool output_span_tiles_fit_case(const Case& c) {
-  const uintptr_t in_address = 4096 + c.in_offset * c.element_bytes;
-  const LayoutPlan plan = plan_of(c, in_address, 4096 + c.out_offset * c.element_bytes);
-  return torch_transpose::output_span_tiles_fit(plan, torch_transpose::FastDims::from_plan(plan), in_address);
+  const PlacedCase placed = place(c);
+  return torch_transpose::output_span_tiles_fit(placed.plan, torch_transpose::FastDims::from_plan(placed.plan),
+                                                placed.in_address);
 }
 
 // Output span tiles (output rows of up to kSpanMaxRowElems packed back to back, from input rows
