@@ -232,6 +232,37 @@ def test_channels_first_of_small_grids_with_output_span_tiles_switched(setting):
                            "test_channels_first_of_small_spatial_grids and cuda", 4)
 
 
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.bfloat16, torch.float32, torch.float64], ids=str)
+def test_transposed_attention_maps(device, dtype):
+    # Attention maps (batch x heads x T x T) transposed in their last two dims: ViT-B/16's 197
+    # tokens, CLIP ViT-B/32's 50 and 131, whose rows start off the 16-byte grid. On CUDA output
+    # span tiles take the 1- and 2-byte ones, realigning each input row's segment as they load it
+    # (output_span_tile_transpose.cuh; the switch below sends them all, or none): rows cut short of
+    # their stride (x[..., :T - 3]), bases 1-3 elements in, and outputs into a poisoned buffer
+    # whose items are a row apart (spans that start off the grid).
+    dims = (0, 1, 3, 2)
+    for b, h, t in [(2, 3, 197), (3, 2, 50), (1, 2, 131)]:
+        x = random_bits((b, h, t, t), dtype, device)
+        check_fresh_and_guarded_outputs(x, dims)
+        cut = x[..., :t - 3]
+        assert_bits_equal(tt.permute(cut, dims), reference(cut, dims))
+        check_bases_off_the_grid((b, h, t, t), dims, dtype, device)
+        buf = poisoned((b, h, t + 1, t), dtype, device)
+        check_permute_into_view(x, dims, buf, buf[:, :, 1:])
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+@pytest.mark.parametrize("switches", [{"TORCH_TRANSPOSE_OUTPUT_SPAN_REALIGN": "0"},
+                                      {"TORCH_TRANSPOSE_OUTPUT_SPAN_TILES": "1", "TORCH_TRANSPOSE_OUTPUT_SPAN_REALIGN": "1"}],
+                         ids=["off", "forced"])
+def test_attention_maps_with_realigned_output_spans_switched(switches):
+    # TORCH_TRANSPOSE_OUTPUT_SPAN_REALIGN=0: input rows off the grid never take output span tiles
+    # (realign window, window and square tiles again); both switches at 1: every plan output span
+    # tiles fit takes them, 8-byte ones and rows of whole vectors too.
+    run_file_with_switches(__file__, switches, "test_transposed_attention_maps and cuda", 4)
+
+
 @pytest.mark.cuda
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=str)

@@ -569,24 +569,34 @@ bool launch_span_tiles(const LayoutPlan& plan, const FastDims& f, const T* in, T
 }
 
 // Output span tiles (output_span_tile_transpose.cuh) for short output rows packed back to back;
-// false when the switch (output_span_tiles_by_default where unset) or the plan does not take them.
+// false when the switches (output_span_tiles_by_default and, for input rows off the 16-byte grid,
+// output_span_realign_by_default where unset) or the plan do not take them.
 template <typename T, int V>
 bool launch_output_span_tiles(const LayoutPlan& plan, const FastDims& f, const T* in, T* out, cudaStream_t stream,
                               int sm_count) {
   if constexpr (sizeof(T) > 8) {
     return false;
   } else {
-    if (!decide(output_span_tile_override(), output_span_tiles_by_default(sizeof(T), V)) ||
-        !output_span_tiles_fit(plan, f, reinterpret_cast<uintptr_t>(in)))
+    if (!decide(output_span_tile_override(), output_span_tiles_by_default(sizeof(T), V)) || !output_span_tiles_fit(plan, f))
       return false;
-    const int lines = span_tile_lines(f.size_b, kSpanMaxBytes);
+    const bool aligned_input = output_span_input_on_grid(plan, f, reinterpret_cast<uintptr_t>(in));
+    if (!aligned_input && !decide(output_span_realign_override(), output_span_realign_by_default(sizeof(T)))) return false;
+    const int lines = output_span_tile_lines(f.size_a, f.size_b, sizeof(T));
     with_span_lines(lines, [&](auto kLines) {
-      const OutputSpanTileArgs args =
-          make_output_span_tile_args(plan, SpanShape<sizeof(T), kLines.value>::kTileB, f.size_b);
+      const OutputSpanTileArgs args = make_output_span_tile_args(plan, SpanShape<sizeof(T), kLines.value>::kTileB, f.size_b);
+      const unsigned int grid = grid_for(args.order.total, sm_count);
+      const size_t smem = output_span_tile_smem_bytes(f.size_b, lines, aligned_input);
       with_bool(l2_evict_last_loads(true), [&](auto kEvictLast) {
-        launch_kernel(output_span_tile_transpose_kernel<T, kLines.value, kEvictLast.value>,
-                      grid_for(args.order.total, sm_count), kThreads, output_span_tile_smem_bytes(f.size_b, lines),
-                      stream, in, out, args);
+        if (aligned_input) {
+          launch_kernel(output_span_tile_transpose_kernel<T, kLines.value, kEvictLast.value>, grid, kThreads, smem, stream,
+                        in, out, args);
+          return;
+        }
+        RealignedOutputSpanTileArgs realigned;
+        static_cast<OutputSpanTileArgs&>(realigned) = args;
+        input_byte_span(plan, reinterpret_cast<uintptr_t>(in), realigned.in_lo, realigned.in_hi);
+        launch_kernel(realigned_output_span_tile_transpose_kernel<T, kLines.value, kEvictLast.value>, grid, kThreads, smem,
+                      stream, in, out, realigned);
       });
     });
     return true;

@@ -12,12 +12,15 @@
 //
 // A tile is kTileA consecutive output rows (a0 .. a0 + na - 1) of one batch item: one contiguous
 // output span of na * size_b elements, whatever size_b is.
-// * Load: for every b, the segment a0 .. a0 + na - 1 of input row b (on the 16-byte grid, as
-//   output_span_tiles_fit asks) goes to shared row b as whole 16-byte chunks by asynchronous
-//   copies; a ragged tail (the last tile of a row whose size_a is no multiple of a vector) goes
-//   element by element, so nothing past the row is read. Shared row b holds its chunks in an
-//   order swizzled by b (chunk_slot), so that the store phase's lanes, which read rows kV apart
-//   in the same column, spread over eight 16-byte bank groups rather than one.
+// * Load: for every b, the segment a0 .. a0 + na - 1 of input row b goes to shared row b as
+//   whole 16-byte chunks, the segment's first element at the row's start. Where every segment
+//   starts on the 16-byte grid (output_span_input_on_grid) the chunks go by asynchronous copies,
+//   and a ragged tail (the last tile of a row whose size_a is no multiple of a vector) element
+//   by element, so nothing past the row is read. Otherwise (ViT's attention maps, bf16 rows of
+//   197) each segment is read as the aligned chunks that cover it and shifted into place in
+//   registers (load_realigned_output_span_tile). Shared row b holds its chunks in an order
+//   swizzled by b (chunk_slot), so that the store phase's lanes, which read rows kV apart in the
+//   same column, spread over eight 16-byte bank groups rather than one.
 // * Store: the span is cut on the 16-byte grid; each thread gathers one aligned 16-byte vector
 //   of it (kV consecutive span elements: column a, rows b, b + 1, .. of shared memory, wrapping
 //   to the next a past size_b) and stores it whole; the span's first and last vectors, where
@@ -27,6 +30,7 @@
 
 #include "../env_switch.h"
 #include "cuda_common.cuh"
+#include "realign_window_tile_transpose.cuh"
 #include "span_tile_transpose.cuh"
 #include "tile_order.cuh"
 
@@ -48,22 +52,60 @@ struct OutputSpanTileArgs : SquareTileArgs {
   FastDivmod by_size_b;
 };
 
-// Shared memory of one tile: size_b rows of kLines lines.
-inline size_t output_span_tile_smem_bytes(int64_t size_b, int lines) {
-  return static_cast<size_t>(size_b) * lines * 128;
+// Realigned loads also take the input's byte span (input_byte_span), which their reads stay inside.
+struct RealignedOutputSpanTileArgs : OutputSpanTileArgs {
+  uintptr_t in_lo = 0, in_hi = 0;
+};
+
+// Shared memory of one tile: size_b rows of kLines lines, and for realigned loads a staging chunk
+// per row.
+inline size_t output_span_tile_smem_bytes(int64_t size_b, int lines, bool aligned_input) {
+  return static_cast<size_t>(size_b) * (lines * 128 + (aligned_input ? 0 : 16));
 }
 
-// Whether the plan fits output span tiles: unit-stride fast dims, output rows of a vector to
-// kSpanMaxRowElems elements packed back to back (a vector then spans at most two rows), and
-// input rows (and the input's base and batch strides) on the 16-byte grid. In-tile offsets stay
-// below 2^31 on the output side by the row cap (a span is at most kSpanMaxBytes; FastDivmod
-// divides span indices below 2^31); input rows and batch offsets are 64-bit.
-inline bool output_span_tiles_fit(const LayoutPlan& plan, const FastDims& f, uintptr_t in_address) {
+// Lines of each input row per tile: the most whose shared rows fit kSpanMaxBytes
+// (span_tile_lines), but no more than a row of size_a elements fills: a batch of small matrices
+// (bf16 50 x 50) then takes tiles of one line, whose load lanes are mostly busy, rather than of
+// four lines with three of them idle.
+inline int output_span_tile_lines(int64_t size_a, int64_t size_b, int element_bytes) {
+  const int most = span_tile_lines(size_b, kSpanMaxBytes);
+  const int64_t bytes = size_a * element_bytes;
+  const int enough = bytes <= 128 ? 1 : bytes <= 256 ? 2 : 4;
+  return std::min(most, enough);
+}
+
+// Whether the plan fits output span tiles: unit-stride fast dims and output rows of a vector to
+// kSpanMaxRowElems elements packed back to back (a vector then spans at most two rows). In-tile
+// offsets stay below 2^31 on the output side by the row cap (a span is at most kSpanMaxBytes;
+// FastDivmod divides span indices below 2^31); input rows and batch offsets are 64-bit.
+inline bool output_span_tiles_fit(const LayoutPlan& plan, const FastDims& f) {
   if (plan.kind != PlanKind::Transpose || plan.element_bytes > 8) return false;
   const int64_t v = 16 / plan.element_bytes;
-  return f.in_sa == 1 && f.out_sb == 1 && f.out_sa == f.size_b && f.size_b >= v && f.size_b <= kSpanMaxRowElems &&
-         f.in_sb % v == 0 && in_address % 16 == 0 && plan.batch_strides_multiple_of(plan.in_strides, v);
+  return f.in_sa == 1 && f.out_sb == 1 && f.out_sa == f.size_b && f.size_b >= v && f.size_b <= kSpanMaxRowElems;
 }
+
+// Whether every input row's segment of every tile starts on the 16-byte grid (input rows, the
+// input's base and its batch strides on it; tiles start at multiples of a line along a), so that
+// the load phase copies whole chunks as they lie.
+inline bool output_span_input_on_grid(const LayoutPlan& plan, const FastDims& f, uintptr_t in_address) {
+  const int64_t v = 16 / plan.element_bytes;
+  return f.in_sb % v == 0 && in_address % 16 == 0 && plan.batch_strides_multiple_of(plan.in_strides, v);
+}
+
+// TORCH_TRANSPOSE_OUTPUT_SPAN_REALIGN: 1 = plans whose input rows are off the 16-byte grid take
+// output span tiles wherever the switch above (or its rule) gives them, 0 = none does (square,
+// window and realign window tiles, as before), unset = output_span_realign_by_default.
+inline Override output_span_realign_override() {
+  static const Override setting = env_override("TORCH_TRANSPOSE_OUTPUT_SPAN_REALIGN");
+  return setting;
+}
+
+// Which plans with input rows off the 16-byte grid take output span tiles (realigned loads) by
+// rule: 1- and 2-byte ones. H200, same-call A/B by GPU time, ratio to copy, realign window tiles
+// -> these (first build, bench/NOTES.md v53): bf16 64x12x197x197 0.53 -> 0.66, int8 0.40 ->
+// 0.51, bf16 128x7x7x2049 -> NCHW 0.31 -> 0.69, int8 0.12 -> 0.41; fp32 ones lost to window
+// tiles (64x12x197x197 0.89 -> 0.79, 128x7x7x2049 0.86 -> 0.83).
+inline bool output_span_realign_by_default(int element_bytes) { return element_bytes <= 2; }
 
 // Which plans take output span tiles unless the switch says otherwise: 1-, 2- and 4-byte plans
 // whose output rows are not whole 16-byte vectors (span tiles' rule, mirrored, and 4-byte ones,
@@ -122,6 +164,100 @@ __device__ __forceinline__ void load_output_span_tile(const T* segments, int64_t
     for (int q = static_cast<int>(threadIdx.x); q < size_b * tail; q += kThreads) {
       const int b = q / tail, j = whole * kV + q % tail;
       reinterpret_cast<T*>(rows)[shared_index<kV, kChunks>(b, j)] = segments[b * in_sb + j];
+    }
+  }
+}
+
+// Realigned loads: passes of rows whose loads are in flight at once (a tile of one line has
+// 32 rows a pass), and the blocks per SM the kernel is built for (its register bound: 46 registers
+// at 5 blocks, where 8 passes took 70-80 and 3 blocks). Occupancy won over loads in flight. H200,
+// same-call A/B by GPU time, two rounds, ratio to copy, passes / blocks 8 / 3 -> 8 / 4 -> 4 / 5
+// (bench/NOTES.md v53): bf16 64x12x197x197 0.64 -> 0.68 -> 0.68, bf16 1024x12x50x50 0.32 -> 0.38 ->
+// 0.44, bf16 64x16x131x131 0.53 -> 0.56 -> 0.59, bf16 128x7x7x2049 -> NCHW 0.69 -> 0.72 -> 0.73,
+// int8 0.40 -> 0.44 -> 0.47; next call, 4 / 5 against 4 / 6 (40 registers) and 2 / 8 (32, and
+// 16 bytes of spills): level with 4 / 6, 2 / 8 lost 0.01-0.09 on all but 50 x 50 (+0.03).
+constexpr int kRealignedLoadPasses = 4;
+constexpr int kRealignedBlocksPerSm = 5;
+
+// An asynchronous copy of a chunk that the tile's span check let through. Host tests
+// (cuda_on_host.h) check that claim on every such copy.
+template <bool kEvictLast>
+__device__ __forceinline__ void copy_chunk_async_unchecked(uint4* shared_dst, const uint4* chunk, uintptr_t lo, uintptr_t hi) {
+#if defined(TORCH_TRANSPOSE_CUDA_ON_HOST)
+  const uintptr_t at = reinterpret_cast<uintptr_t>(chunk);
+  if (at < lo || at + 16 > hi) host_emulation::fail("output span tile: a copy outside the input's span");
+#endif
+  copy_chunk_async<kEvictLast>(shared_dst, chunk);
+}
+
+// Load phase for input rows off the 16-byte grid: the kChunks lanes of row b's group (one warp
+// holds whole groups) load the aligned chunks that cover the row's segment (cover chunk c, from
+// the chunk that holds its first element, `offset` bytes in), each lane takes the next lane's
+// chunk by a shuffle (the group's last lane takes cover chunk kChunks from staging[b], which an
+// asynchronous copy filled first where the segment reaches into it), and writes the pair shifted
+// by the offset: chunk c of the segment, in the slot the aligned path's copies fill. Chunks past
+// the segment's last element are not read (last_cover_chunk). kRealignedLoadPasses passes of
+// rows have their loads in flight before their first shared store; the staging chunks need no
+// registers. Reads outside the segment but inside a chunk that holds some of it (at most 15
+// bytes on either side) stay inside the input's byte span: only a tile whose cover crosses its
+// ends (the tensor's first or last) reads through load_chunk_inside.
+template <typename T, int kLines, RealignLoads kPolicy>
+__device__ __forceinline__ void load_realigned_output_span_tile(const T* segments, int64_t in_sb, int size_b, int na,
+                                                                uint4* rows, uint4* staging,
+                                                                const RealignedOutputSpanTileArgs& args) {
+  using Shape = SpanShape<sizeof(T), kLines>;
+  constexpr int kE = sizeof(T), kV = Shape::kV, kChunks = Shape::kVectorsPerRow;
+  constexpr int kRowsPerPass = kThreads / kChunks, kPasses = kRealignedLoadPasses;
+  constexpr bool kEvictLast = kPolicy != RealignLoads::kPlain;
+  static_assert(32 % kChunks == 0, "a row's lanes must lie in one warp (the exchange)");
+  const int c = static_cast<int>(threadIdx.x) % kChunks, row = static_cast<int>(threadIdx.x) / kChunks;
+  const int needed = (na + kV - 1) / kV;  // chunks of shared row b that hold elements of the segment
+  auto segment = [&](int b) { return reinterpret_cast<const unsigned char*>(segments + b * in_sb); };
+  auto offset = [](const unsigned char* p) { return static_cast<int>(reinterpret_cast<uintptr_t>(p) & 15); };
+  auto cover = [&](const unsigned char* p) { return reinterpret_cast<const uint4*>(p - offset(p)); };
+  const uintptr_t cover_lo = reinterpret_cast<uintptr_t>(cover(segment(0)));
+  const uintptr_t cover_hi = (reinterpret_cast<uintptr_t>(segment(size_b - 1)) + na * kE + 15) & ~uintptr_t{15};
+  const bool inside = cover_lo >= args.in_lo && cover_hi <= args.in_hi;  // rows lie at increasing addresses
+  for (int b = static_cast<int>(threadIdx.x); b < size_b; b += kThreads) {
+    const unsigned char* p = segment(b);
+    if (last_cover_chunk(offset(p), na, kE) < kChunks) continue;
+    if (inside) {
+      copy_chunk_async_unchecked<kEvictLast>(staging + b, cover(p) + kChunks, args.in_lo, args.in_hi);
+    } else {
+      staging[b] = load_chunk_inside(cover(p) + kChunks, args.in_lo, args.in_hi);
+    }
+  }
+  commit_chunk_copies();
+  // Block-uniform bounds: every lane of a warp takes part in each exchange (and the host
+  // emulation's exchange is a block-wide one).
+  for (int b0 = 0; b0 < size_b; b0 += kPasses * kRowsPerPass) {
+    uint4 raw[kPasses];
+    auto load_all = [&](auto&& load) {
+#pragma unroll
+      for (int i = 0; i < kPasses; ++i) {
+        const int b = b0 + row + i * kRowsPerPass;
+        raw[i] = make_uint4(0, 0, 0, 0);
+        if (b >= size_b) continue;
+        const unsigned char* p = segment(b);
+        if (c <= last_cover_chunk(offset(p), na, kE)) raw[i] = load(cover(p) + c);
+      }
+    };
+    if (inside) {
+      load_all([&](const uint4* chunk) { return load_chunk_unchecked<kPolicy>(chunk, args.in_lo, args.in_hi); });
+    } else {
+      load_all([&](const uint4* chunk) { return load_chunk_inside(chunk, args.in_lo, args.in_hi); });
+    }
+    if (b0 == 0) {  // the staging chunks, once per tile
+      wait_chunk_copies<0>();
+      __syncthreads();
+    }
+#pragma unroll
+    for (int i = 0; i < kPasses; ++i) {
+      const int b = b0 + row + i * kRowsPerPass;
+      uint4 next = chunk_of_next_lane(raw[i], kChunks);
+      if (b >= size_b || c >= needed) continue;
+      if (c == kChunks - 1) next = staging[b];  // read only where the segment reaches into it
+      rows[b * kChunks + chunk_slot<kV>(b, c)] = realign_chunk(raw[i], next, offset(segment(b)));
     }
   }
 }
@@ -194,7 +330,8 @@ __device__ __forceinline__ void store_output_span_tile(T* span, int na, const Ou
 }
 
 // One buffer: a block loads its tile's segments, waits for them, stores the span, and takes the
-// next tile a grid away (one tile per block unless the grid is capped).
+// next tile a grid away (one tile per block unless the grid is capped). Every segment starts on
+// the 16-byte grid here (output_span_input_on_grid): asynchronous copies.
 template <typename T, int kLines, bool kEvictLast>
 __global__ void __launch_bounds__(kThreads)
     output_span_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const OutputSpanTileArgs args) {
@@ -207,6 +344,32 @@ __global__ void __launch_bounds__(kThreads)
     const int na = static_cast<int>(min(static_cast<int64_t>(kTileA), args.size_a - a0));
     load_output_span_tile<T, kLines, kEvictLast>(in + spot.in_off + a0, args.in_sb, size_b, na, rows);
     wait_chunk_copies<0>();
+    __syncthreads();
+    store_output_span_tile<T, kLines>(out + spot.out_off + a0 * size_b, na, args, rows);
+    __syncthreads();  // the next tile reuses the shared buffer
+  }
+}
+
+// The same from input rows off the grid: realigned loads, built for kRealignedBlocksPerSm blocks
+// per SM. A kernel of its own rather than a template flag of the one above: with one kernel for
+// both, ptxas laid out the aligned path's code differently (same instruction count) and it lost
+// 0.06-0.07 of copy (H200, same call, bf16 49x1048576 0.95 -> 0.89, fp16 100x1048576 0.97 ->
+// 0.90, bf16 128x7x7x2048 -> NCHW 0.85 -> 0.79; bench/NOTES.md v53).
+template <typename T, int kLines, bool kEvictLast>
+__global__ void __launch_bounds__(kThreads, kRealignedBlocksPerSm)
+    realigned_output_span_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out,
+                                                const RealignedOutputSpanTileArgs args) {
+  constexpr int kTileA = SpanShape<sizeof(T), kLines>::kTileB;  // output rows per tile
+  constexpr RealignLoads kPolicy = kEvictLast ? RealignLoads::kEvictLast : RealignLoads::kPlain;
+  uint4* rows = reinterpret_cast<uint4*>(dynamic_smem());
+  const int size_b = static_cast<int>(args.size_b);
+  uint4* staging = rows + size_b * SpanShape<sizeof(T), kLines>::kVectorsPerRow;
+  for (int64_t t = blockIdx.x; t < args.order.total; t += gridDim.x) {
+    const TileSpot spot = args.locate(t);
+    const int64_t a0 = spot.ta * kTileA;
+    const int na = static_cast<int>(min(static_cast<int64_t>(kTileA), args.size_a - a0));
+    load_realigned_output_span_tile<T, kLines, kPolicy>(in + spot.in_off + a0, args.in_sb, size_b, na, rows, staging,
+                                                          args);
     __syncthreads();
     store_output_span_tile<T, kLines>(out + spot.out_off + a0 * size_b, na, args, rows);
     __syncthreads();  // the next tile reuses the shared buffer

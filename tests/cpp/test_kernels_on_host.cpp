@@ -596,23 +596,28 @@ TEST(KernelsOnHost, SpanTilePlans) {
   for (int e : kWidths) check_case(permute_case({8, 64, 49}, {0, 2, 1}, e, {64 * 52, 52, 1}));  // the refused route
 }
 
-// Whether output span tiles fit the case's plan at check_case's addresses.
+// Whether output span tiles fit the case's plan, and whether its input rows' segments all start
+// on the 16-byte grid at check_case's addresses (asynchronous copies; otherwise realigned loads).
 bool output_span_tiles_fit_case(const Case& c) {
   const PlacedCase placed = place(c);
-  return torch_transpose::output_span_tiles_fit(placed.plan, torch_transpose::FastDims::from_plan(placed.plan),
-                                                placed.in_address);
+  return torch_transpose::output_span_tiles_fit(placed.plan, torch_transpose::FastDims::from_plan(placed.plan));
+}
+bool output_span_input_on_grid_case(const Case& c) {
+  const PlacedCase placed = place(c);
+  return torch_transpose::output_span_input_on_grid(placed.plan, torch_transpose::FastDims::from_plan(placed.plan),
+                                                    placed.in_address);
 }
 
-// Output span tiles (output rows of up to kSpanMaxRowElems packed back to back, from input rows
-// on the 16-byte grid; the first ctest run has them off, the rule run takes 1- and 2-byte plans
-// whose output rows are not whole 16-byte vectors, the forced run every plan that fits; the
-// emulated asynchronous copies land only when the block waits for them): NHWC -> NCHW at
-// ResNet's and ViT's small spatial grids, with a part tile along a, tiles of 4, 2 and 1 lines
-// of each input row (output rows of up to 80, 160 and 256 elements), the longest rows taken,
-// rows of 32 (the shortest past the narrow kernels), input rows cut short of their stride (a
-// ragged tail element by element), an expanded batch, several batch dims, batch items whose
-// output spans start at every offset from the 16-byte grid (first and last vectors element by
-// element), and `out=` views off the grid.
+// Output span tiles (output rows of up to kSpanMaxRowElems packed back to back; the first ctest
+// run has them off, the rule run takes 1- and 2-byte plans whose output rows are not whole
+// 16-byte vectors and, from input rows off the grid, 1- to 4-byte ones; the forced run every plan
+// that fits; the emulated asynchronous copies land only when the block waits for them). From
+// input rows on the 16-byte grid: NHWC -> NCHW at ResNet's and ViT's small spatial grids, with a
+// part tile along a, tiles of 4, 2 and 1 lines of each input row (output rows of up to 80, 160
+// and 256 elements), the longest rows taken, rows of 32 (the shortest past the narrow kernels),
+// input rows cut short of their stride (a ragged tail element by element), an expanded batch,
+// several batch dims, batch items whose output spans start at every offset from the 16-byte grid
+// (first and last vectors element by element), and `out=` views off the grid.
 TEST(KernelsOnHost, OutputSpanTiles) {
   for (int e : {1, 2, 4, 8}) {
     const int64_t v = 16 / e;
@@ -636,30 +641,67 @@ TEST(KernelsOnHost, OutputSpanTiles) {
     };
     for (const Case& c : cases) {
       EXPECT_TRUE(output_span_tiles_fit_case(c)) << c.name;
+      EXPECT_TRUE(output_span_input_on_grid_case(c)) << c.name;
       check_case(c);
     }
   }
 }
 
-// Plans output span tiles refuse: output rows longer than kSpanMaxRowElems or not packed, input
-// rows off the 16-byte grid (a row stride or a base), a strided fast dim, and 16-byte elements.
+// The same from input rows off the 16-byte grid (realigned loads; a row's segment starts at any
+// offset from the grid): ViT-B's attention maps (rows of 197: a last tile of 5 output rows, whose
+// segments take one or two chunks), channels whose count is no multiple of a vector at tiles of
+// 4, 2 and 1 lines, the last tile's segments ending inside their last chunk, an input base 1-3
+// elements in (the first tile's cover starts before the input and the last one's ends past it:
+// those chunks are read through load_chunk_inside, byte by byte inside the input's span), rows of
+// 77 cut to 75 and to 40 (the cover past the segment holds the row's other elements), an
+// expanded batch, input batch items 1 element apart, and an `out=` view off the grid.
+TEST(KernelsOnHost, OutputSpanTilesFromRowsOffTheGrid) {
+  for (int e : {1, 2, 4, 8}) {
+    const std::vector<Case> cases = {
+        permute_case({3, 197, 197}, {0, 2, 1}, e),               // rows of 197, tiles of 1 line
+        permute_case({2, 7, 7, 1041}, {0, 3, 1, 2}, e),          // tiles of 4 lines
+        permute_case({2, 10, 10, 609}, {0, 3, 1, 2}, e, {}, 1),  // tiles of 2 lines, base 1 in
+        permute_case({2, 14, 14, 209}, {0, 3, 1, 2}, e, {}, 3),  // tiles of 1 line, base 3 in
+        permute_case({2, 7, 7, 75}, {0, 3, 1, 2}, e, {49 * 77, 7 * 77, 77, 1}),
+        permute_case({2, 7, 7, 40}, {0, 3, 1, 2}, e, {49 * 77, 7 * 77, 77, 1}, 2),
+        permute_case({3, 40, 255}, {0, 2, 1}, e, {0, 255, 1}),  // expanded batch
+        permute_case({4, 64, 96}, {0, 2, 1}, e, {64 * 96 + 1, 96, 1}),  // items 1 apart, rows on the grid
+        into_view(permute_case({3, 50, 33}, {0, 2, 1}, e, {}, 1), {33 * 50 + 1, 50, 1}, 3, "items 1 apart at 3"),
+    };
+    for (const Case& c : cases) {
+      EXPECT_TRUE(output_span_tiles_fit_case(c)) << c.name;
+      EXPECT_FALSE(output_span_input_on_grid_case(c)) << c.name;
+      check_case(c);
+    }
+  }
+}
+
+// Plans output span tiles refuse: output rows longer than kSpanMaxRowElems or not packed, a
+// strided fast dim, and 16-byte elements; and those whose input rows are off the 16-byte grid
+// (a row stride, a base or a batch stride: realigned loads).
 TEST(KernelsOnHost, OutputSpanTilePlans) {
   const auto fits = output_span_tiles_fit_case;
+  const auto on_grid = output_span_input_on_grid_case;
   EXPECT_TRUE(fits(permute_case({8, 256, 64}, {0, 2, 1}, 2)));
   EXPECT_FALSE(fits(permute_case({8, 257, 64}, {0, 2, 1}, 2)));
   EXPECT_FALSE(fits(into_view(permute_case({100, 64}, {1, 0}, 2), {104, 1}, 0, "rows of 104")));
-  EXPECT_FALSE(fits(permute_case({8, 49, 60}, {0, 2, 1}, 2)));                    // input rows of 60 halves
-  EXPECT_FALSE(fits(permute_case({8, 49, 64}, {0, 2, 1}, 2, {}, 1)));             // input base off the grid
   EXPECT_FALSE(fits(permute_case({8, 49, 64}, {0, 2, 1}, 2, {49 * 128, 128, 2})));  // x[..., ::2]
   EXPECT_FALSE(fits(permute_case({8, 49, 64}, {0, 2, 1}, 16)));
-  for (int e : kWidths) check_case(permute_case({8, 49, 60}, {0, 2, 1}, e));  // the refused route
-  // The rule: 1- to 4-byte output rows that are not whole 16-byte vectors.
+  EXPECT_TRUE(on_grid(permute_case({8, 49, 64}, {0, 2, 1}, 2)));
+  EXPECT_FALSE(on_grid(permute_case({8, 49, 60}, {0, 2, 1}, 2)));                 // input rows of 60 halves
+  EXPECT_FALSE(on_grid(permute_case({8, 49, 64}, {0, 2, 1}, 2, {}, 1)));          // input base off the grid
+  EXPECT_FALSE(on_grid(permute_case({8, 49, 64}, {0, 2, 1}, 2, {49 * 64 + 4, 64, 1})));  // items 4 apart
+  for (int e : kWidths) check_case(permute_case({8, 49, 64}, {0, 2, 1}, e, {49 * 128, 128, 2}));  // the refused route
+  // The rules: 1- to 4-byte output rows that are not whole 16-byte vectors; from input rows off
+  // the grid, 1- and 2-byte elements.
   EXPECT_TRUE(torch_transpose::output_span_tiles_by_default(1, 4));
   EXPECT_TRUE(torch_transpose::output_span_tiles_by_default(2, 1));
   EXPECT_TRUE(torch_transpose::output_span_tiles_by_default(4, 2));
   EXPECT_FALSE(torch_transpose::output_span_tiles_by_default(1, 16));
   EXPECT_FALSE(torch_transpose::output_span_tiles_by_default(4, 4));
   EXPECT_FALSE(torch_transpose::output_span_tiles_by_default(8, 1));
+  EXPECT_TRUE(torch_transpose::output_span_realign_by_default(2));
+  EXPECT_FALSE(torch_transpose::output_span_realign_by_default(4));
 }
 
 TEST(KernelsOnHost, FlatTilesDenseAndLineWalks) {
