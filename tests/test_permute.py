@@ -202,10 +202,10 @@ def test_channels_last_of_small_grids_with_span_tiles_switched(switches):
 def test_channels_first_of_small_spatial_grids(device, dtype):
     # NHWC -> NCHW where H x W is short (the backward of the test above): output rows of 49, 196,
     # 256, 32, 35 and 54 elements, packed. On CUDA output span tiles take 1- to 4-byte ones whose
-    # rows are not whole 16-byte vectors, from input rows on the 16-byte grid
-    # (output_span_tile_transpose.cuh; the switch below sends them all, or none): a partial last
-    # tile of channels, input rows cut short of their stride (ragged tails), a base 1-3 elements
-    # in (off the grid: other kernels), outputs into a view of a wider poisoned buffer whose items
+    # rows are not whole 16-byte vectors (output_span_tile_transpose.cuh; the switch below sends
+    # them all, or none): a partial last tile of channels, input rows cut short of their stride
+    # (ragged tails), a base 1-3 elements in (off the grid: realigned loads for 1- and 2-byte
+    # elements, other kernels for wider ones), outputs into a view of a wider poisoned buffer whose items
     # start off the grid (the spans' first and last vectors), and a 2-D matrix into rows of 100.
     for n, h, w, c in [(3, 7, 7, 2048), (2, 14, 14, 208), (2, 16, 16, 80), (3, 4, 8, 48), (5, 7, 7, 144),
                        (4, 5, 7, 80), (3, 6, 9, 64)]:

@@ -179,14 +179,10 @@ __device__ __forceinline__ void load_output_span_tile(const T* segments, int64_t
 constexpr int kRealignedLoadPasses = 4;
 constexpr int kRealignedBlocksPerSm = 5;
 
-// An asynchronous copy of a chunk that the tile's span check let through. Host tests
-// (cuda_on_host.h) check that claim on every such copy.
+// An asynchronous copy of a chunk that the tile's span check let through.
 template <bool kEvictLast>
 __device__ __forceinline__ void copy_chunk_async_unchecked(uint4* shared_dst, const uint4* chunk, uintptr_t lo, uintptr_t hi) {
-#if defined(TORCH_TRANSPOSE_CUDA_ON_HOST)
-  const uintptr_t at = reinterpret_cast<uintptr_t>(chunk);
-  if (at < lo || at + 16 > hi) host_emulation::fail("output span tile: a copy outside the input's span");
-#endif
+  expect_chunk_inside_span(chunk, lo, hi);
   copy_chunk_async<kEvictLast>(shared_dst, chunk);
 }
 

@@ -140,14 +140,22 @@ __device__ __noinline__ uint4 load_chunk_inside(const uint4* chunk, uintptr_t lo
 // load_global. realign_load_rule picks one by plan.
 enum class RealignLoads : int { kPlain = 0, kEvictLast = 1, kEvictLastFetch256 = 2 };
 
-// A chunk that the tile's span check let through. Host tests (cuda_on_host.h) check that claim
-// on every such read.
-template <RealignLoads kPolicy>
-__device__ __forceinline__ uint4 load_chunk_unchecked(const uint4* chunk, uintptr_t lo, uintptr_t hi) {
+// Host tests (cuda_on_host.h) check, on every read of a chunk that a tile's span check let
+// through (here and in output span tiles' realigned loads), that it lies inside the input's
+// byte span [lo, hi); on the GPU this is nothing.
+__device__ __forceinline__ void expect_chunk_inside_span(const uint4* chunk, uintptr_t lo, uintptr_t hi) {
 #if defined(TORCH_TRANSPOSE_CUDA_ON_HOST)
   const uintptr_t at = reinterpret_cast<uintptr_t>(chunk);
-  if (at < lo || at + 16 > hi) host_emulation::fail("realign window tile: a plain load outside the input's span");
+  if (at < lo || at + 16 > hi) host_emulation::fail("a chunk read outside the input's span past a tile's span check");
+#else
+  (void)chunk, (void)lo, (void)hi;
 #endif
+}
+
+// A chunk that the tile's span check let through.
+template <RealignLoads kPolicy>
+__device__ __forceinline__ uint4 load_chunk_unchecked(const uint4* chunk, uintptr_t lo, uintptr_t hi) {
+  expect_chunk_inside_span(chunk, lo, hi);
   return load_global<kPolicy != RealignLoads::kPlain, kPolicy == RealignLoads::kEvictLastFetch256>(chunk);
 }
 
