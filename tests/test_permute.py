@@ -263,6 +263,34 @@ def test_attention_maps_with_realigned_output_spans_switched(switches):
     run_file_with_switches(__file__, switches, "test_transposed_attention_maps and cuda", 4)
 
 
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.bfloat16, torch.float32, torch.float64], ids=str)
+def test_transposed_maps_of_small_items(device, dtype):
+    # Batches of small matrices transposed in their last two dims, each past the direct kernel's
+    # 32768 elements: Swin's window attention (49 tokens), CLIP ViT-B/32's (50), input rows of 41
+    # into output rows of 100, and rows on the 16-byte grid (48 and 28 elements). On CUDA item
+    # tiles take the 1- and 2-byte ones (and fp32 rows of 28 on the grid), several whole items a
+    # tile (item_tile_transpose.cuh; the switch below sends them back to one item a tile): rows
+    # cut short of their stride, bases 1-3 elements in, and outputs into a poisoned buffer whose
+    # items are a row apart (spans that start off the grid).
+    dims = (0, 1, 3, 2)
+    for shape in [(5, 3, 49, 49), (4, 4, 50, 50), (2, 5, 100, 41), (4, 4, 50, 48), (6, 4, 50, 28)]:
+        b, h, rows, cols = shape
+        x = random_bits(shape, dtype, device)
+        check_fresh_and_guarded_outputs(x, dims)
+        cut = x[..., :cols - 3]
+        assert_bits_equal(tt.permute(cut, dims), reference(cut, dims))
+        check_bases_off_the_grid(shape, dims, dtype, device)
+        buf = poisoned((b, h, cols + 1, rows), dtype, device)
+        check_permute_into_view(x, dims, buf, buf[:, :, 1:])
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_small_items_with_item_tiles_off():
+    # TORCH_TRANSPOSE_ITEM_TILES=0: output span tiles of one item a tile take these plans again.
+    run_file_with_switches(__file__, {"TORCH_TRANSPOSE_ITEM_TILES": "0"}, "test_transposed_maps_of_small_items and cuda", 4)
+
+
 @pytest.mark.cuda
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=str)

@@ -7,7 +7,9 @@
 //                    lines; interleave_transpose when the lines are whole 16-byte vectors),
 //                    span_tile_transpose (1- and 2-byte plans whose input rows, of up to
 //                    256 elements, lie back to back without 16-byte vectors: whole rows a tile),
-//                    output_span_tile_transpose (its mirror: short output rows back to back),
+//                    output_span_tile_transpose (its mirror: short output rows back to back;
+//                    item_tile_transpose where a batch item's input rows fit a 128-byte line:
+//                    several whole items a tile),
 //                    gather_tile_transpose (a tile over a and the output's run of b and the
 //                    dims that continue it), box_tile_transpose (both fast dims whole in a
 //                    tile with a chunk of a batch dim), flat_tile_transpose (any other fast
@@ -37,6 +39,7 @@
 #include "flat_tile_transpose.cuh"
 #include "gather_tile_transpose.cuh"
 #include "interleave_transpose.cuh"
+#include "item_tile_transpose.cuh"
 #include "lean_interleave_transpose.cuh"
 #include "lean_narrow_transpose.cuh"
 #include "lean_row_copy.cuh"
@@ -568,6 +571,18 @@ bool launch_span_tiles(const LayoutPlan& plan, const FastDims& f, const T* in, T
   }
 }
 
+// Item tiles (item_tile_transpose.cuh): output span tile plans of small items, items_per_tile whole
+// items a tile.
+template <typename T>
+void launch_item_tiles(const LayoutPlan& plan, const FastDims& f, int items_per_tile, const T* in, T* out,
+                       cudaStream_t stream, int sm_count) {
+  const ItemTileArgs args = make_item_tile_args(plan, f, items_per_tile, sizeof(T), reinterpret_cast<uintptr_t>(in));
+  with_bool(l2_evict_last_loads(true), [&](auto kEvictLast) {
+    launch_kernel(item_tile_transpose_kernel<T, kEvictLast.value>, grid_for(args.order.total, sm_count), kThreads,
+                  item_tile_smem_bytes(args), stream, in, out, args);
+  });
+}
+
 // Output span tiles (output_span_tile_transpose.cuh) for short output rows packed back to back;
 // false when the switches (output_span_tiles_by_default and, for input rows off the 16-byte grid,
 // output_span_realign_by_default where unset) or the plan do not take them.
@@ -581,6 +596,15 @@ bool launch_output_span_tiles(const LayoutPlan& plan, const FastDims& f, const T
       return false;
     const bool aligned_input = output_span_input_on_grid(plan, f, reinterpret_cast<uintptr_t>(in));
     if (!aligned_input && !decide(output_span_realign_override(), output_span_realign_by_default(sizeof(T)))) return false;
+    if constexpr (sizeof(T) <= 4) {
+      const int64_t items = f.size_a > 0 ? plan.numel / (f.size_a * f.size_b) : 0;
+      const int items_per_tile =
+          decide(item_tile_override(), true) ? item_tile_items(f, items, sizeof(T), aligned_input) : 0;
+      if (items_per_tile > 0) {
+        launch_item_tiles<T>(plan, f, items_per_tile, in, out, stream, sm_count);
+        return true;
+      }
+    }
     const int lines = output_span_tile_lines(f.size_a, f.size_b, sizeof(T));
     with_span_lines(lines, [&](auto kLines) {
       const OutputSpanTileArgs args = make_output_span_tile_args(plan, SpanShape<sizeof(T), kLines.value>::kTileB, f.size_b);

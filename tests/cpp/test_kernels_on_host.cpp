@@ -676,6 +676,61 @@ TEST(KernelsOnHost, OutputSpanTilesFromRowsOffTheGrid) {
   }
 }
 
+// Items per tile that item tiles would take for the case (0: not theirs), at check_case's addresses.
+int item_tile_items_case(const Case& c) {
+  const PlacedCase placed = place(c);
+  const torch_transpose::FastDims f = torch_transpose::FastDims::from_plan(placed.plan);
+  if (!torch_transpose::output_span_tiles_fit(placed.plan, f)) return 0;
+  const bool aligned = torch_transpose::output_span_input_on_grid(placed.plan, f, placed.in_address);
+  return torch_transpose::item_tile_items(f, placed.plan.numel / (f.size_a * f.size_b), c.element_bytes, aligned);
+}
+
+// Item tiles (output span tiles' plans whose input rows fit one 128-byte line: several whole
+// items a tile, as many as their spans fit 40 KB, up to 8; ctest's rule run takes them, where
+// output span tiles' rule does, for cases past the direct kernel's 32768 elements; the forced run
+// has them off, so output span tiles of one item meet these plans too). CLIP's and Swin's
+// attention maps (rows of 50 and 49 off the grid; 20 items: tiles of 8 and a part tile of 4),
+// output rows of 100 from input rows of 41, rows of 112 bytes from a base off the grid (covers of
+// the whole 8 chunks), input items 1 element apart, an expanded batch, two batch dims, rows cut
+// short of a stride on the grid, rows on the grid of 48 and 28 elements (128 bytes for the 4-byte
+// ones: covers of 8 chunks), 3 items of 1 byte (one tile of 3), and `out=` views whose items start at every
+// offset from the grid.
+TEST(KernelsOnHost, ItemTiles) {
+  for (int e : {1, 2, 4, 8}) {
+    struct ItemCase {
+      Case c;
+      int64_t size_a;  // input row length
+    };
+    const std::vector<ItemCase> cases = {
+        {permute_case({20, 50, 50}, {0, 2, 1}, e), 50},
+        {permute_case({15, 49, 49}, {0, 2, 1}, e, {}, 3), 49},
+        {permute_case({9, 100, 41}, {0, 2, 1}, e), 41},
+        {permute_case({12, 60, 56}, {0, 2, 1}, e, {}, 1), 56},
+        {permute_case({10, 60, 50}, {0, 2, 1}, e, {60 * 50 + 1, 50, 1}), 50},
+        {permute_case({12, 60, 50}, {0, 2, 1}, e, {0, 50, 1}), 50},
+        {permute_case({3, 5, 50, 50}, {0, 1, 3, 2}, e), 50},
+        {into_view(permute_case({16, 50, 50}, {0, 2, 1}, e), {50 * 50 + 3, 50, 1}, 5, "items 3 apart at 5"), 50},
+        {permute_case({12, 60, 50}, {0, 2, 1}, e, {60 * 64, 64, 1}), 50},
+        {permute_case({20, 50, 48}, {0, 2, 1}, e), 48},
+        {permute_case({30, 50, 32}, {0, 2, 1}, e), 32},
+        {permute_case({3, 200, 56}, {0, 2, 1}, e), 56},  // 1-byte: one tile of 3 items
+        {into_view(permute_case({14, 50, 48}, {0, 2, 1}, e), {48 * 50 + 1, 50, 1}, 2, "items 1 apart at 2"), 48},
+    };
+    for (const ItemCase& ic : cases) {
+      const Case& c = ic.c;
+      EXPECT_TRUE(output_span_tiles_fit_case(c)) << c.name;
+      const int64_t row_bytes = output_span_input_on_grid_case(c) ? 128 : 112;
+      const int64_t items = c.sizes[0] * (c.sizes.size() == 4 ? c.sizes[1] : 1);
+      const int64_t span_bytes = (c.sizes[c.sizes.size() - 2] * c.sizes.back() * e + 30) / 16 * 16;
+      const int64_t expected = std::min<int64_t>({8, 40 * 1024 / span_bytes, items});
+      const bool fits = e <= 4 && ic.size_a * e <= row_bytes && expected >= 2;
+      EXPECT_EQ(item_tile_items_case(c), fits ? expected : 0) << c.name;
+      if (e == 2 && c.sizes.back() == 50 && c.sizes[c.sizes.size() - 2] == 50) EXPECT_EQ(item_tile_items_case(c), 8) << c.name;
+      check_case(c);
+    }
+  }
+}
+
 // Plans output span tiles refuse: output rows longer than kSpanMaxRowElems or not packed, a
 // strided fast dim, and 16-byte elements; and those whose input rows are off the 16-byte grid
 // (a row stride, a base or a batch stride: realigned loads).

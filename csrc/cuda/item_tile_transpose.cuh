@@ -1,0 +1,229 @@
+// Item tiles: output span tiles' plans (output rows of size_b elements packed back to back) whose
+// batch items are small matrices, an input row's size_a elements fitting one 128-byte line: a tile
+// holds several whole items rather than one. CLIP's and Swin's attention maps transposed in their
+// last two dims are the case (bf16 1024x12x50x50, 4096x3x49x49): as output span tiles, one item
+// of 5 KB per block, loaded, waited for and stored in turn, left the kernel latency-bound (0.44 of
+// copy where torch.compile reaches 0.75, bench/NOTES.md v53).
+//
+// Shared memory holds each item's output span as the output holds it (size_a rows of size_b
+// elements back to back), at the same offset from the 16-byte grid as the item's span in the
+// output, so that the store phase copies aligned 16-byte vectors from shared to global memory.
+// * Load: a group of 8 lanes per (item, row b) pair loads the aligned chunks that cover input row
+//   b (the chunk that holds its first element and the next ones), takes the next lane's chunk by
+//   a shuffle and shifts the pair into place (realign_chunk; rows on the 16-byte grid shift by
+//   nothing), then writes the chunk's elements to column b of the item's span, one element a row.
+//   A row of at most 112 bytes (128 on the grid) has a cover of at most 8 chunks, so no lane needs
+//   a chunk from past its group. A warp's four pairs are rows b .. b + 3 of one item, so each of
+//   its element stores writes 4 neighbouring elements in each of 8 rows: 1 or 2 wavefronts.
+// * Store: each thread copies aligned vectors of the tile's spans, the first and last vector of a
+//   span (where it starts or ends inside one) element by element, so nothing outside the output
+//   view is written.
+#pragma once
+
+#include "../env_switch.h"
+#include "cuda_common.cuh"
+#include "output_span_tile_transpose.cuh"
+#include "realign_window_tile_transpose.cuh"
+
+namespace torch_transpose {
+
+// TORCH_TRANSPOSE_ITEM_TILES: 0 = plans stay on output span tiles of one item, unset or 1 = item
+// tiles take every output span tile plan they fit (item_tile_items).
+inline Override item_tile_override() {
+  static const Override setting = env_override("TORCH_TRANSPOSE_ITEM_TILES");
+  return setting;
+}
+
+// Lanes per (item, row) pair: the 8 chunks a row's cover may take.
+constexpr int kItemGroupLanes = 8;
+
+// The most items a tile takes (item offsets live in static shared memory).
+constexpr int kMaxItemsPerTile = 8;
+
+// Passes of (item, row) pairs whose loads are in flight at once (32 pairs a pass), and the blocks
+// per SM the kernel is built for.
+constexpr int kItemLoadPasses = 8;
+constexpr int kItemBlocksPerSm = 5;
+
+// The longest input row (size_a elements, in bytes) item tiles take: a row's cover, from the
+// chunk that holds its first element, is then at most kItemGroupLanes chunks (from rows off the
+// 16-byte grid a line less the 15 bytes the cover may start before the row).
+inline int64_t item_tile_max_row_bytes(bool aligned_input) { return aligned_input ? 128 : 112; }
+
+// Shared memory of one item's span: its elements from up to 15 bytes into a chunk (the output
+// span's offset from the grid), in whole chunks.
+inline int64_t item_span_smem_bytes(int64_t size_a, int64_t size_b, int element_bytes) {
+  return (size_a * size_b * element_bytes + 30) / 16 * 16;
+}
+
+// Items per tile, or 0 where item tiles do not take the plan (rows longer than
+// item_tile_max_row_bytes, 8-byte elements, or fewer than two items a tile): the most whose spans
+// fit kSpanMaxBytes, at most kMaxItemsPerTile (TORCH_TRANSPOSE_ITEM_TILE_ITEMS=2..8 lowers the cap
+// for A/B runs) and at most the plan's items.
+inline int item_tile_items(const FastDims& f, int64_t items, int element_bytes, bool aligned_input) {
+  if (element_bytes > 4 || f.size_a * element_bytes > item_tile_max_row_bytes(aligned_input)) return 0;
+  static const long long cap = env_int_in_range("TORCH_TRANSPOSE_ITEM_TILE_ITEMS", 2, kMaxItemsPerTile, kMaxItemsPerTile);
+  const int64_t fit = kSpanMaxBytes / item_span_smem_bytes(f.size_a, f.size_b, element_bytes);
+  const int64_t k = std::min(std::min(static_cast<int64_t>(cap), fit), items);
+  return k >= 2 ? static_cast<int>(k) : 0;
+}
+
+// Output span tiles' arguments (the input's byte span, which the loads stay inside), a tile walk
+// of ceil(items / items_per_tile) tiles, each item's shared bytes, and the store phase's vector
+// slots per item.
+struct ItemTileArgs : RealignedOutputSpanTileArgs {
+  int64_t items = 0;           // batch items
+  int items_per_tile = 0;      // 2 .. kMaxItemsPerTile
+  int span_bytes = 0;          // shared bytes per item (item_span_smem_bytes)
+  int item_vectors = 0;        // store slots per item: the most aligned vectors an item's span touches
+  FastDivmod by_item_vectors;  // divides a store slot into item and vector
+};
+
+inline ItemTileArgs make_item_tile_args(const LayoutPlan& plan, const FastDims& f, int items_per_tile, int element_bytes,
+                                        uintptr_t in_address) {
+  ItemTileArgs args;
+  static_cast<OutputSpanTileArgs&>(args) = make_output_span_tile_args(plan, f.size_a, f.size_b);
+  input_byte_span(plan, in_address, args.in_lo, args.in_hi);
+  args.items = args.batch.count();
+  args.items_per_tile = items_per_tile;
+  args.order = TileOrder::make(1, 1, ceil_div(args.items, items_per_tile));
+  args.span_bytes = static_cast<int>(item_span_smem_bytes(f.size_a, f.size_b, element_bytes));
+  const int64_t v = 16 / element_bytes;
+  // A span of size_a * size_b elements starting up to v - 1 elements past the grid.
+  args.item_vectors = static_cast<int>((f.size_a * f.size_b + 2 * v - 2) / v);
+  args.by_item_vectors = FastDivmod(static_cast<uint32_t>(args.item_vectors));
+  return args;
+}
+
+// Shared memory of one tile: items_per_tile spans.
+inline size_t item_tile_smem_bytes(const ItemTileArgs& args) {
+  return static_cast<size_t>(args.items_per_tile) * args.span_bytes;
+}
+
+// Where item m's span lies in shared memory: its element p at span[p] (head elements into the
+// item's first chunk, as in the output).
+template <typename T>
+__device__ __forceinline__ T* item_span(unsigned char* spans, int m, int head, const ItemTileArgs& args) {
+  return reinterpret_cast<T*>(spans + m * args.span_bytes) + head;
+}
+
+// Load phase: every input row b of the tile's items into column b of its item's span. Reads stay
+// inside the input's byte span: a chunk that holds part of a row lies between the chunks of the
+// item's first row's first element and last row's last one (rows lie at increasing addresses),
+// and only a tile with an item whose cover crosses the span's ends (the tensor's first or last)
+// reads through load_chunk_inside.
+template <typename T, RealignLoads kPolicy>
+__device__ __forceinline__ void load_items_into_spans(const T* in, const int64_t* item_in, const int* item_head,
+                                                      int items, const ItemTileArgs& args, unsigned char* spans) {
+  constexpr int kE = sizeof(T), kV = 16 / kE;
+  constexpr int kPairsPerPass = kThreads / kItemGroupLanes, kPasses = kItemLoadPasses;
+  const int c = static_cast<int>(threadIdx.x) % kItemGroupLanes, group = static_cast<int>(threadIdx.x) / kItemGroupLanes;
+  const int size_a = static_cast<int>(args.size_a), size_b = static_cast<int>(args.size_b), pairs = items * size_b;
+  auto row_bytes = [&](int m, int b) {
+    return reinterpret_cast<const unsigned char*>(in + item_in[m] + static_cast<int64_t>(b) * args.in_sb);
+  };
+  auto offset = [](const unsigned char* p) { return static_cast<int>(reinterpret_cast<uintptr_t>(p) & 15); };
+  auto cover = [&](const unsigned char* p) { return reinterpret_cast<const uint4*>(p - offset(p)); };
+  bool inside = true;
+  for (int m = 0; m < items; ++m) {
+    const uintptr_t lo = reinterpret_cast<uintptr_t>(cover(row_bytes(m, 0)));
+    const uintptr_t hi = (reinterpret_cast<uintptr_t>(row_bytes(m, size_b - 1)) + size_a * kE + 15) & ~uintptr_t{15};
+    inside = inside && lo >= args.in_lo && hi <= args.in_hi;
+  }
+  // Block-uniform bounds: every lane of a warp takes part in each exchange (and the host
+  // emulation's exchange is a block-wide one).
+  for (int q0 = 0; q0 < pairs; q0 += kPasses * kPairsPerPass) {
+    uint4 raw[kPasses];
+    auto load_all = [&](auto&& load) {
+#pragma unroll
+      for (int i = 0; i < kPasses; ++i) {
+        const int q = q0 + group + i * kPairsPerPass;
+        raw[i] = make_uint4(0, 0, 0, 0);
+        if (q >= pairs) continue;
+        uint32_t m, b;
+        args.by_size_b.divmod(static_cast<uint32_t>(q), m, b);
+        const unsigned char* p = row_bytes(m, b);
+        if (c <= last_cover_chunk(offset(p), size_a, kE)) raw[i] = load(cover(p) + c);
+      }
+    };
+    if (inside) {
+      load_all([&](const uint4* chunk) { return load_chunk_unchecked<kPolicy>(chunk, args.in_lo, args.in_hi); });
+    } else {
+      load_all([&](const uint4* chunk) { return load_chunk_inside(chunk, args.in_lo, args.in_hi); });
+    }
+#pragma unroll
+    for (int i = 0; i < kPasses; ++i) {
+      const int q = q0 + group + i * kPairsPerPass;
+      const uint4 next = chunk_of_next_lane(raw[i], kItemGroupLanes);
+      if (q >= pairs || c * kV >= size_a) continue;
+      uint32_t m, b;
+      args.by_size_b.divmod(static_cast<uint32_t>(q), m, b);
+      const uint4 chunk = realign_chunk(raw[i], next, offset(row_bytes(m, b)));
+      const Vec<T, kV> elements = *reinterpret_cast<const Vec<T, kV>*>(&chunk);
+      T* column = item_span<T>(spans, m, item_head[m], args) + b + c * kV * size_b;
+#pragma unroll
+      for (int k = 0; k < kV; ++k)
+        if (c * kV + k < size_a) column[k * size_b] = elements.v[k];
+    }
+  }
+}
+
+// Store phase: every item's span (size_a * size_b elements from out + item_out[m]) in aligned
+// 16-byte vectors, copied from its shared span. The tile's items * item_vectors store slots go to
+// threads in turn (slot w: item w / item_vectors, vector w % item_vectors; the slots past an
+// item's last vector idle), so the threads stay busy across items rather than idling at the end
+// of each one.
+template <typename T>
+__device__ __forceinline__ void store_items_from_spans(T* out, const int64_t* item_out, const int* item_head, int items,
+                                                       const ItemTileArgs& args, unsigned char* spans) {
+  constexpr int kV = 16 / static_cast<int>(sizeof(T));
+  const int len = static_cast<int>(args.size_a * args.size_b);
+  const int slots = items * args.item_vectors;
+  for (int w = static_cast<int>(threadIdx.x); w < slots; w += kThreads) {
+    uint32_t m, u;
+    args.by_item_vectors.divmod(static_cast<uint32_t>(w), m, u);
+    const int head = item_head[m];
+    const int p0 = static_cast<int>(u) * kV - head;  // span index of the vector's first element
+    if (p0 >= len) continue;
+    T* span = out + item_out[m];
+    const T* shared_span = item_span<T>(spans, static_cast<int>(m), head, args);
+    if (p0 >= 0 && p0 + kV <= len) {
+      // Through __stwb: see store_window_rows (a plain assignment came out as element stores).
+      __stwb(reinterpret_cast<uint4*>(span - head) + u, reinterpret_cast<const uint4*>(shared_span - head)[u]);
+      continue;
+    }
+    for (int k = 0; k < kV; ++k) {
+      const int p = p0 + k;
+      if (p >= 0 && p < len) span[p] = shared_span[p];
+    }
+  }
+}
+
+// A block takes tiles a grid apart: the tile's item offsets into shared memory (one thread per
+// item), then the load, a wait, and the store.
+template <typename T, bool kEvictLast>
+__global__ void __launch_bounds__(kThreads, kItemBlocksPerSm)
+    item_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const ItemTileArgs args) {
+  constexpr RealignLoads kPolicy = kEvictLast ? RealignLoads::kEvictLast : RealignLoads::kPlain;
+  __shared__ int64_t item_in[kMaxItemsPerTile], item_out[kMaxItemsPerTile];
+  __shared__ int item_head[kMaxItemsPerTile];  // each output span's first element, in elements past the grid
+  unsigned char* spans = dynamic_smem();
+  for (int64_t t = blockIdx.x; t < args.order.total; t += gridDim.x) {
+    const int64_t first = t * args.items_per_tile;
+    const int items = static_cast<int>(min(static_cast<int64_t>(args.items_per_tile), args.items - first));
+    if (static_cast<int>(threadIdx.x) < items) {
+      int64_t in_off, out_off;
+      args.batch.offsets(first + threadIdx.x, in_off, out_off);
+      item_in[threadIdx.x] = in_off;
+      item_out[threadIdx.x] = out_off;
+      item_head[threadIdx.x] = static_cast<int>((reinterpret_cast<uintptr_t>(out + out_off) % 16) / sizeof(T));
+    }
+    __syncthreads();
+    load_items_into_spans<T, kPolicy>(in, item_in, item_head, items, args, spans);
+    __syncthreads();
+    store_items_from_spans<T>(out, item_out, item_head, items, args, spans);
+    __syncthreads();  // the next tile reuses the spans and offsets
+  }
+}
+
+}  // namespace torch_transpose
