@@ -57,14 +57,21 @@ inline int64_t item_span_smem_bytes(int64_t size_a, int64_t size_b, int element_
 }
 
 // Items per tile, or 0 where item tiles do not take the plan (rows longer than
-// item_tile_max_row_bytes, 8-byte elements, or fewer than two items a tile): the most whose spans
-// fit kSpanMaxBytes, at most kMaxItemsPerTile (TORCH_TRANSPOSE_ITEM_TILE_ITEMS=2..8 lowers the cap
-// for A/B runs) and at most the plan's items.
+// item_tile_max_row_bytes, 8-byte elements, or fewer than two items a tile): the most whose
+// (item, row) pairs load in one round (kItemLoadPasses passes of kThreads / kItemGroupLanes pairs:
+// 256, so 5 items of 50 rows), whose spans fit kSpanMaxBytes, at most kMaxItemsPerTile
+// (TORCH_TRANSPOSE_ITEM_TILE_ITEMS=2..8 lowers the cap for A/B runs) and at most the plan's items.
+// H200, same call, by GPU time, two rounds, ratio to copy, tiles of 8 / 5 / 4 items (bench/NOTES.md
+// v54): bf16 1024x12x50x50 0.76 / 0.80 / 0.79, bf16 4096x3x49x49 0.78 / 0.79 / 0.77, int8
+// 1024x12x50x50 0.41 / 0.42 / 0.41, bf16 1024x12x50x48 0.79 / 0.80 / 0.78, bf16 8192x7x7x48 ->
+// NCHW 0.78 / 0.80 / 0.78, fp32 4096x16x50x32 0.98 / 0.98 / 0.99: a second round of loads cost
+// more than the larger tile gained.
 inline int item_tile_items(const FastDims& f, int64_t items, int element_bytes, bool aligned_input) {
   if (element_bytes > 4 || f.size_a * element_bytes > item_tile_max_row_bytes(aligned_input)) return 0;
   static const long long cap = env_int_in_range("TORCH_TRANSPOSE_ITEM_TILE_ITEMS", 2, kMaxItemsPerTile, kMaxItemsPerTile);
+  const int64_t one_round = kItemLoadPasses * (kThreads / kItemGroupLanes) / f.size_b;
   const int64_t fit = kSpanMaxBytes / item_span_smem_bytes(f.size_a, f.size_b, element_bytes);
-  const int64_t k = std::min(std::min(static_cast<int64_t>(cap), fit), items);
+  const int64_t k = std::min(std::min(static_cast<int64_t>(cap), one_round), std::min(fit, items));
   return k >= 2 ? static_cast<int>(k) : 0;
 }
 
