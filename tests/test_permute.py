@@ -232,6 +232,22 @@ def test_channels_first_of_small_grids_with_output_span_tiles_switched(setting):
                            "test_channels_first_of_small_spatial_grids and cuda", 4)
 
 
+def check_maps_transposed(shape, dtype, device):
+    """A batch x heads x rows x cols tensor transposed in its last two dims equals eager's: into a
+    fresh and a guarded output, with its rows cut short of their stride (x[..., :cols - 3]), from
+    bases 1-3 elements in, and into a poisoned buffer whose items are a row apart (output spans
+    that start off the grid)."""
+    dims = (0, 1, 3, 2)
+    b, h, rows, cols = shape
+    x = random_bits(shape, dtype, device)
+    check_fresh_and_guarded_outputs(x, dims)
+    cut = x[..., :cols - 3]
+    assert_bits_equal(tt.permute(cut, dims), reference(cut, dims))
+    check_bases_off_the_grid(shape, dims, dtype, device)
+    buf = poisoned((b, h, cols + 1, rows), dtype, device)
+    check_permute_into_view(x, dims, buf, buf[:, :, 1:])
+
+
 @pytest.mark.parametrize("dtype", [torch.uint8, torch.bfloat16, torch.float32, torch.float64], ids=str)
 def test_transposed_attention_maps(device, dtype):
     # Attention maps (batch x heads x T x T) transposed in their last two dims: ViT-B/16's 197
@@ -240,15 +256,8 @@ def test_transposed_attention_maps(device, dtype):
     # (output_span_tile_transpose.cuh; the switch below sends them all, or none): rows cut short of
     # their stride (x[..., :T - 3]), bases 1-3 elements in, and outputs into a poisoned buffer
     # whose items are a row apart (spans that start off the grid).
-    dims = (0, 1, 3, 2)
     for b, h, t in [(2, 3, 197), (3, 2, 50), (1, 2, 131)]:
-        x = random_bits((b, h, t, t), dtype, device)
-        check_fresh_and_guarded_outputs(x, dims)
-        cut = x[..., :t - 3]
-        assert_bits_equal(tt.permute(cut, dims), reference(cut, dims))
-        check_bases_off_the_grid((b, h, t, t), dims, dtype, device)
-        buf = poisoned((b, h, t + 1, t), dtype, device)
-        check_permute_into_view(x, dims, buf, buf[:, :, 1:])
+        check_maps_transposed((b, h, t, t), dtype, device)
 
 
 @pytest.mark.cuda
@@ -272,16 +281,8 @@ def test_transposed_maps_of_small_items(device, dtype):
     # tile (item_tile_transpose.cuh; the switch below sends them back to one item a tile): rows
     # cut short of their stride, bases 1-3 elements in, and outputs into a poisoned buffer whose
     # items are a row apart (spans that start off the grid).
-    dims = (0, 1, 3, 2)
     for shape in [(5, 3, 49, 49), (4, 4, 50, 50), (2, 5, 100, 41), (4, 4, 50, 48), (6, 4, 50, 28)]:
-        b, h, rows, cols = shape
-        x = random_bits(shape, dtype, device)
-        check_fresh_and_guarded_outputs(x, dims)
-        cut = x[..., :cols - 3]
-        assert_bits_equal(tt.permute(cut, dims), reference(cut, dims))
-        check_bases_off_the_grid(shape, dims, dtype, device)
-        buf = poisoned((b, h, cols + 1, rows), dtype, device)
-        check_permute_into_view(x, dims, buf, buf[:, :, 1:])
+        check_maps_transposed(shape, dtype, device)
 
 
 @pytest.mark.cuda
