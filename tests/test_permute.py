@@ -202,10 +202,10 @@ def test_channels_last_of_small_grids_with_span_tiles_switched(switches):
 def test_channels_first_of_small_spatial_grids(device, dtype):
     # NHWC -> NCHW where H x W is short (the backward of the test above): output rows of 49, 196,
     # 256, 32, 35 and 54 elements, packed. On CUDA output span tiles take 1- to 4-byte ones whose
-    # rows are not whole 16-byte vectors (output_span_tile_transpose.cuh; the switch below sends
-    # them all, or none): a partial last tile of channels, input rows cut short of their stride
-    # (ragged tails), a base 1-3 elements in (off the grid: realigned loads for 1- and 2-byte
-    # elements, other kernels for wider ones), outputs into a view of a wider poisoned buffer whose items
+    # rows are not whole 16-byte vectors (output_span_tile_transpose.cuh; the switches below send
+    # them all, or none, or all to item tiles' parts): a partial last tile of channels, input rows
+    # cut short of their stride (ragged tails), a base 1-3 elements in (off the grid: item tiles'
+    # parts for 1- and 2-byte elements, other kernels for wider ones), outputs into a view of a wider poisoned buffer whose items
     # start off the grid (the spans' first and last vectors), and a 2-D matrix into rows of 100.
     for n, h, w, c in [(3, 7, 7, 2048), (2, 14, 14, 208), (2, 16, 16, 80), (3, 4, 8, 48), (5, 7, 7, 144),
                        (4, 5, 7, 80), (3, 6, 9, 64)]:
@@ -232,6 +232,15 @@ def test_channels_first_of_small_grids_with_output_span_tiles_switched(setting):
                            "test_channels_first_of_small_spatial_grids and cuda", 4)
 
 
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_channels_first_of_small_grids_with_item_parts_forced():
+    # TORCH_TRANSPOSE_ITEM_PARTS=1: item tiles cut every item whose input rows are too long for
+    # them into parts, from input rows on the 16-byte grid too (the rule leaves those to output
+    # span tiles): parts of whole vectors, the last part of a row cut short of its stride shorter.
+    run_file_with_switches(__file__, {"TORCH_TRANSPOSE_ITEM_PARTS": "1"}, "test_channels_first_of_small_spatial_grids and cuda", 4)
+
+
 def check_maps_transposed(shape, dtype, device):
     """A batch x heads x rows x cols tensor transposed in its last two dims equals eager's: into a
     fresh and a guarded output, with its rows cut short of their stride (x[..., :cols - 3]), from
@@ -251,11 +260,12 @@ def check_maps_transposed(shape, dtype, device):
 @pytest.mark.parametrize("dtype", [torch.uint8, torch.bfloat16, torch.float32, torch.float64], ids=str)
 def test_transposed_attention_maps(device, dtype):
     # Attention maps (batch x heads x T x T) transposed in their last two dims: ViT-B/16's 197
-    # tokens, CLIP ViT-B/32's 50 and 131, whose rows start off the 16-byte grid. On CUDA output
-    # span tiles take the 1- and 2-byte ones, realigning each input row's segment as they load it
-    # (output_span_tile_transpose.cuh; the switch below sends them all, or none): rows cut short of
-    # their stride (x[..., :T - 3]), bases 1-3 elements in, and outputs into a poisoned buffer
-    # whose items are a row apart (spans that start off the grid).
+    # tokens, CLIP ViT-B/32's 50 and 131, whose rows start off the 16-byte grid. On CUDA item tiles
+    # take the 1- and 2-byte ones, realigning each input row's segment as they load it: whole items
+    # of 50, items of 131 and 197 cut into parts (item_tile_transpose.cuh; the switches below send
+    # them to output span tiles, or to none of these): rows cut short of their stride
+    # (x[..., :T - 3]), bases 1-3 elements in, and outputs into a poisoned buffer whose items are a
+    # row apart (spans that start off the grid).
     for b, h, t in [(2, 3, 197), (3, 2, 50), (1, 2, 131)]:
         check_maps_transposed((b, h, t, t), dtype, device)
 
@@ -263,12 +273,17 @@ def test_transposed_attention_maps(device, dtype):
 @pytest.mark.cuda
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 @pytest.mark.parametrize("switches", [{"TORCH_TRANSPOSE_OUTPUT_SPAN_REALIGN": "0"},
-                                      {"TORCH_TRANSPOSE_OUTPUT_SPAN_TILES": "1", "TORCH_TRANSPOSE_OUTPUT_SPAN_REALIGN": "1"}],
-                         ids=["off", "forced"])
+                                      {"TORCH_TRANSPOSE_OUTPUT_SPAN_TILES": "1", "TORCH_TRANSPOSE_OUTPUT_SPAN_REALIGN": "1"},
+                                      {"TORCH_TRANSPOSE_ITEM_PARTS": "0"},
+                                      {"TORCH_TRANSPOSE_ITEM_TILES": "0", "TORCH_TRANSPOSE_OUTPUT_SPAN_TILES": "1",
+                                       "TORCH_TRANSPOSE_OUTPUT_SPAN_REALIGN": "1"}],
+                         ids=["off", "forced", "whole items", "output span tiles forced"])
 def test_attention_maps_with_realigned_output_spans_switched(switches):
     # TORCH_TRANSPOSE_OUTPUT_SPAN_REALIGN=0: input rows off the grid never take output span tiles
-    # (realign window, window and square tiles again); both switches at 1: every plan output span
-    # tiles fit takes them, 8-byte ones and rows of whole vectors too.
+    # or item tiles (realign window, window and square tiles again); both switches at 1: every
+    # plan output span tiles fit takes them or item tiles, 4-byte ones and rows of whole vectors
+    # too; TORCH_TRANSPOSE_ITEM_PARTS=0: items too long for item tiles take output span tiles'
+    # realigned loads; with item tiles off too, every plan output span tiles fit takes them.
     run_file_with_switches(__file__, switches, "test_transposed_attention_maps and cuda", 4)
 
 

@@ -9,7 +9,8 @@
 //                    256 elements, lie back to back without 16-byte vectors: whole rows a tile),
 //                    output_span_tile_transpose (its mirror: short output rows back to back;
 //                    item_tile_transpose where a batch item's input rows fit a 128-byte line:
-//                    several whole items a tile),
+//                    several whole items a tile; and from input rows off the 16-byte grid,
+//                    items cut into parts of such rows),
 //                    gather_tile_transpose (a tile over a and the output's run of b and the
 //                    dims that continue it), box_tile_transpose (both fast dims whole in a
 //                    tile with a chunk of a batch dim), flat_tile_transpose (any other fast
@@ -572,14 +573,16 @@ bool launch_span_tiles(const LayoutPlan& plan, const FastDims& f, const T* in, T
 }
 
 // Item tiles (item_tile_transpose.cuh): output span tile plans of small items, items_per_tile whole
-// items a tile.
+// items a tile, or of items cut into parts (item_parts), items_per_tile parts a tile.
 template <typename T>
 void launch_item_tiles(const LayoutPlan& plan, const FastDims& f, int items_per_tile, const T* in, T* out,
                        cudaStream_t stream, int sm_count) {
   const ItemTileArgs args = make_item_tile_args(plan, f, items_per_tile, sizeof(T), reinterpret_cast<uintptr_t>(in));
   with_bool(l2_evict_last_loads(true), [&](auto kEvictLast) {
-    launch_kernel(item_tile_transpose_kernel<T, kEvictLast.value>, grid_for(args.order.total, sm_count), kThreads,
-                  item_tile_smem_bytes(args), stream, in, out, args);
+    with_bool(args.parts_per_item > 1, [&](auto kParts) {
+      launch_kernel(item_tile_transpose_kernel<T, kEvictLast.value, kParts.value>, grid_for(args.order.total, sm_count),
+                    kThreads, item_tile_smem_bytes(args), stream, in, out, args);
+    });
   });
 }
 

@@ -5,6 +5,12 @@
 // of 5 KB per block, loaded, waited for and stored in turn, left the kernel latency-bound (0.44 of
 // copy where torch.compile reaches 0.75, bench/NOTES.md v53).
 //
+// Items whose input rows are longer (ViT-B's 197 x 197 maps, NHWC -> NCHW of many channels) are
+// cut into parts where those rows are off the 16-byte grid (item_parts_by_default): part s of an
+// item is its output rows s * part_rows .. (input row segments of part_rows elements, each within
+// the row limit above), one contiguous output span, and a tile takes whole parts as it takes whole
+// items (an item is one part where its rows fit). Below, "part" is a tile's unit either way.
+//
 // Shared memory holds each item's output span as the output holds it (size_a rows of size_b
 // elements back to back), at the same offset from the 16-byte grid as the item's span in the
 // output, so that the store phase copies aligned 16-byte vectors from shared to global memory.
@@ -34,6 +40,24 @@ inline Override item_tile_override() {
   return setting;
 }
 
+// TORCH_TRANSPOSE_ITEM_PARTS: 1 = item tiles also take every output span tile plan whose input
+// rows are longer than item_tile_max_row_bytes, each item cut into parts (item_parts); 0 = none
+// (output span tiles take them); unset = item_parts_by_default.
+inline Override item_parts_override() {
+  static const Override setting = env_override("TORCH_TRANSPOSE_ITEM_PARTS");
+  return setting;
+}
+
+// Which plans of long input rows item tiles cut into parts by rule: those whose input rows are
+// off the 16-byte grid (output span tiles' realigned loads, and their gather store, were the
+// alternative). H200, same call, by GPU time, two rounds, ratio to copy, output span tiles ->
+// parts (bench/NOTES.md v55): bf16 64x12x197x197 0.68 -> 0.76, int8 0.53 -> 0.69, bf16
+// 64x16x131x131 0.59 -> 0.68, bf16 128x7x7x2049 -> NCHW 0.74 -> 0.77, bf16 64x14x14x771 -> NCHW
+// 0.63 -> 0.61-0.62. From rows on the grid output span tiles' asynchronous copies won: bf16
+// 128x7x7x2048 -> NCHW 0.85 -> 0.74, int8 0.50-0.52 -> 0.44, fp16 100x1048576 0.96 -> 0.85, fp32
+// 128x7x7x2048 -> NCHW 0.95 -> 0.87, bf16 128x14x14x512 -> NCHW 0.82 -> 0.69.
+inline bool item_parts_by_default(bool aligned_input) { return !aligned_input; }
+
 // Lanes per (item, row) pair: the 8 chunks a row's cover may take.
 constexpr int kItemGroupLanes = 8;
 
@@ -50,40 +74,63 @@ constexpr int kItemBlocksPerSm = 5;
 // 16-byte grid a line less the 15 bytes the cover may start before the row).
 inline int64_t item_tile_max_row_bytes(bool aligned_input) { return aligned_input ? 128 : 112; }
 
+// How item tiles cut an item: into `per_item` parts of `rows` output rows each (the last part of
+// an item fewer), balanced, each input row segment at most item_tile_max_row_bytes; from input
+// rows on the 16-byte grid, whole vectors a part, so that every segment starts on the grid.
+struct ItemParts {
+  int64_t rows = 0;
+  int64_t per_item = 0;
+};
+
+inline ItemParts item_parts(int64_t size_a, int element_bytes, bool aligned_input) {
+  const int64_t most = item_tile_max_row_bytes(aligned_input) / element_bytes;
+  if (size_a <= most) return {size_a, 1};
+  const int64_t v = 16 / element_bytes;
+  int64_t rows = ceil_div(size_a, ceil_div(size_a, most));
+  if (aligned_input) rows = ceil_div(rows, v) * v;  // most is whole vectors, so rows stays at most most
+  return {rows, ceil_div(size_a, rows)};
+}
+
 // Shared memory of one item's span: its elements from up to 15 bytes into a chunk (the output
 // span's offset from the grid), in whole chunks.
 inline int64_t item_span_smem_bytes(int64_t size_a, int64_t size_b, int element_bytes) {
   return (size_a * size_b * element_bytes + 30) / 16 * 16;
 }
 
-// Items per tile, or 0 where item tiles do not take the plan (rows longer than
-// item_tile_max_row_bytes, 8-byte elements, or fewer than two items a tile): the most whose
-// (item, row) pairs load in one round (kItemLoadPasses passes of kThreads / kItemGroupLanes pairs:
-// 256, so 5 items of 50 rows), whose spans fit kSpanMaxBytes, at most kMaxItemsPerTile
-// (TORCH_TRANSPOSE_ITEM_TILE_ITEMS=2..8 lowers the cap for A/B runs) and at most the plan's items.
+// Parts per tile, or 0 where item tiles do not take the plan (8-byte elements, items that would be
+// cut into parts where item_parts_by_default or its switch says no, or whole items fewer than two
+// a tile): the most whose (part, row) pairs load in one round (kItemLoadPasses passes of
+// kThreads / kItemGroupLanes pairs: 256, so 5 items of 50 rows; at least one part), whose spans
+// fit kSpanMaxBytes, at most kMaxItemsPerTile (TORCH_TRANSPOSE_ITEM_TILE_ITEMS=2..8 lowers the cap
+// for A/B runs) and at most the plan's parts.
 // H200, same call, by GPU time, two rounds, ratio to copy, tiles of 8 / 5 / 4 items (bench/NOTES.md
 // v54): bf16 1024x12x50x50 0.76 / 0.80 / 0.79, bf16 4096x3x49x49 0.78 / 0.79 / 0.77, int8
 // 1024x12x50x50 0.41 / 0.42 / 0.41, bf16 1024x12x50x48 0.79 / 0.80 / 0.78, bf16 8192x7x7x48 ->
 // NCHW 0.78 / 0.80 / 0.78, fp32 4096x16x50x32 0.98 / 0.98 / 0.99: a second round of loads cost
 // more than the larger tile gained.
 inline int item_tile_items(const FastDims& f, int64_t items, int element_bytes, bool aligned_input) {
-  if (element_bytes > 4 || f.size_a * element_bytes > item_tile_max_row_bytes(aligned_input)) return 0;
+  if (element_bytes > 4) return 0;
+  const ItemParts parts = item_parts(f.size_a, element_bytes, aligned_input);
+  const bool cut = parts.per_item > 1;
+  if (cut && !decide(item_parts_override(), item_parts_by_default(aligned_input))) return 0;
   static const long long cap = env_int_in_range("TORCH_TRANSPOSE_ITEM_TILE_ITEMS", 2, kMaxItemsPerTile, kMaxItemsPerTile);
-  const int64_t one_round = kItemLoadPasses * (kThreads / kItemGroupLanes) / f.size_b;
-  const int64_t fit = kSpanMaxBytes / item_span_smem_bytes(f.size_a, f.size_b, element_bytes);
-  const int64_t k = std::min(std::min(static_cast<int64_t>(cap), one_round), std::min(fit, items));
-  return k >= 2 ? static_cast<int>(k) : 0;
+  const int64_t one_round = std::max<int64_t>(1, kItemLoadPasses * (kThreads / kItemGroupLanes) / f.size_b);
+  const int64_t fit = kSpanMaxBytes / item_span_smem_bytes(parts.rows, f.size_b, element_bytes);
+  const int64_t k = std::min(std::min(static_cast<int64_t>(cap), one_round), std::min(fit, items * parts.per_item));
+  return k >= (cut ? 1 : 2) ? static_cast<int>(k) : 0;
 }
 
-// Output span tiles' arguments (the input's byte span, which the loads stay inside), a tile walk
-// of ceil(items / items_per_tile) tiles, each item's shared bytes, and the store phase's vector
-// slots per item.
+// Output span tiles' arguments (the input's byte span, which the loads stay inside), how items are
+// cut into parts, a tile walk of ceil(parts / items_per_tile) tiles, each part's shared bytes, and
+// the store phase's vector slots per part.
 struct ItemTileArgs : RealignedOutputSpanTileArgs {
-  int64_t items = 0;           // batch items
-  int items_per_tile = 0;      // 2 .. kMaxItemsPerTile
-  int span_bytes = 0;          // shared bytes per item (item_span_smem_bytes)
-  int item_vectors = 0;        // store slots per item: the most aligned vectors an item's span touches
-  FastDivmod by_item_vectors;  // divides a store slot into item and vector
+  int64_t parts = 0;           // batch items x parts_per_item
+  int64_t parts_per_item = 0;  // 1 where an item's input rows fit (item_parts)
+  int part_rows = 0;           // output rows of a part (the last part of an item fewer)
+  int items_per_tile = 0;      // parts a tile: 1 .. kMaxItemsPerTile
+  int span_bytes = 0;          // shared bytes per part (item_span_smem_bytes)
+  int item_vectors = 0;        // store slots per part: the most aligned vectors a part's span touches
+  FastDivmod by_item_vectors;  // divides a store slot into part and vector
 };
 
 inline ItemTileArgs make_item_tile_args(const LayoutPlan& plan, const FastDims& f, int items_per_tile, int element_bytes,
@@ -91,13 +138,16 @@ inline ItemTileArgs make_item_tile_args(const LayoutPlan& plan, const FastDims& 
   ItemTileArgs args;
   static_cast<OutputSpanTileArgs&>(args) = make_output_span_tile_args(plan, f.size_a, f.size_b);
   input_byte_span(plan, in_address, args.in_lo, args.in_hi);
-  args.items = args.batch.count();
+  const ItemParts parts = item_parts(f.size_a, element_bytes, output_span_input_on_grid(plan, f, in_address));
+  args.parts_per_item = parts.per_item;
+  args.part_rows = static_cast<int>(parts.rows);
+  args.parts = args.batch.count() * parts.per_item;
   args.items_per_tile = items_per_tile;
-  args.order = TileOrder::make(1, 1, ceil_div(args.items, items_per_tile));
-  args.span_bytes = static_cast<int>(item_span_smem_bytes(f.size_a, f.size_b, element_bytes));
+  args.order = TileOrder::make(1, 1, ceil_div(args.parts, items_per_tile));
+  args.span_bytes = static_cast<int>(item_span_smem_bytes(parts.rows, f.size_b, element_bytes));
   const int64_t v = 16 / element_bytes;
-  // A span of size_a * size_b elements starting up to v - 1 elements past the grid.
-  args.item_vectors = static_cast<int>((f.size_a * f.size_b + 2 * v - 2) / v);
+  // A span of part_rows * size_b elements starting up to v - 1 elements past the grid.
+  args.item_vectors = static_cast<int>((parts.rows * f.size_b + 2 * v - 2) / v);
   args.by_item_vectors = FastDivmod(static_cast<uint32_t>(args.item_vectors));
   return args;
 }
@@ -114,27 +164,30 @@ __device__ __forceinline__ T* item_span(unsigned char* spans, int m, int head, c
   return reinterpret_cast<T*>(spans + m * args.span_bytes) + head;
 }
 
-// Load phase: every input row b of the tile's items into column b of its item's span. Reads stay
-// inside the input's byte span: a chunk that holds part of a row lies between the chunks of the
-// item's first row's first element and last row's last one (rows lie at increasing addresses),
-// and only a tile with an item whose cover crosses the span's ends (the tensor's first or last)
-// reads through load_chunk_inside.
-template <typename T, RealignLoads kPolicy>
-__device__ __forceinline__ void load_items_into_spans(const T* in, const int64_t* item_in, const int* item_head,
-                                                      int items, const ItemTileArgs& args, unsigned char* spans) {
+// Load phase: every input row b's segment of the tile's parts into column b of its part's span
+// (part m: na[m] elements from in + part_in[m] + b * in_sb). Reads stay inside the input's byte
+// span: a chunk that holds part of a segment lies between the chunks of the part's first row's
+// first element and last row's last one (rows lie at increasing addresses), and only a tile with
+// a part whose cover crosses the span's ends (the tensor's first or last) reads through
+// load_chunk_inside.
+template <typename T, RealignLoads kPolicy, bool kParts>
+__device__ __forceinline__ void load_items_into_spans(const T* in, const int64_t* part_in, const int* na,
+                                                      const int* part_head, int parts, const ItemTileArgs& args,
+                                                      unsigned char* spans) {
   constexpr int kE = sizeof(T), kV = 16 / kE;
   constexpr int kPairsPerPass = kThreads / kItemGroupLanes, kPasses = kItemLoadPasses;
   const int c = static_cast<int>(threadIdx.x) % kItemGroupLanes, group = static_cast<int>(threadIdx.x) / kItemGroupLanes;
-  const int size_a = static_cast<int>(args.size_a), size_b = static_cast<int>(args.size_b), pairs = items * size_b;
+  const int size_b = static_cast<int>(args.size_b), pairs = parts * size_b;
+  auto segment = [&](int m) { return kParts ? na[m] : static_cast<int>(args.size_a); };
   auto row_bytes = [&](int m, int b) {
-    return reinterpret_cast<const unsigned char*>(in + item_in[m] + static_cast<int64_t>(b) * args.in_sb);
+    return reinterpret_cast<const unsigned char*>(in + part_in[m] + static_cast<int64_t>(b) * args.in_sb);
   };
   auto offset = [](const unsigned char* p) { return static_cast<int>(reinterpret_cast<uintptr_t>(p) & 15); };
   auto cover = [&](const unsigned char* p) { return reinterpret_cast<const uint4*>(p - offset(p)); };
   bool inside = true;
-  for (int m = 0; m < items; ++m) {
+  for (int m = 0; m < parts; ++m) {
     const uintptr_t lo = reinterpret_cast<uintptr_t>(cover(row_bytes(m, 0)));
-    const uintptr_t hi = (reinterpret_cast<uintptr_t>(row_bytes(m, size_b - 1)) + size_a * kE + 15) & ~uintptr_t{15};
+    const uintptr_t hi = (reinterpret_cast<uintptr_t>(row_bytes(m, size_b - 1)) + segment(m) * kE + 15) & ~uintptr_t{15};
     inside = inside && lo >= args.in_lo && hi <= args.in_hi;
   }
   // Block-uniform bounds: every lane of a warp takes part in each exchange (and the host
@@ -150,7 +203,7 @@ __device__ __forceinline__ void load_items_into_spans(const T* in, const int64_t
         uint32_t m, b;
         args.by_size_b.divmod(static_cast<uint32_t>(q), m, b);
         const unsigned char* p = row_bytes(m, b);
-        if (c <= last_cover_chunk(offset(p), size_a, kE)) raw[i] = load(cover(p) + c);
+        if (c <= last_cover_chunk(offset(p), segment(m), kE)) raw[i] = load(cover(p) + c);
       }
     };
     if (inside) {
@@ -162,37 +215,39 @@ __device__ __forceinline__ void load_items_into_spans(const T* in, const int64_t
     for (int i = 0; i < kPasses; ++i) {
       const int q = q0 + group + i * kPairsPerPass;
       const uint4 next = chunk_of_next_lane(raw[i], kItemGroupLanes);
-      if (q >= pairs || c * kV >= size_a) continue;
+      if (q >= pairs) continue;
       uint32_t m, b;
       args.by_size_b.divmod(static_cast<uint32_t>(q), m, b);
+      const int n = segment(m);
+      if (c * kV >= n) continue;
       const uint4 chunk = realign_chunk(raw[i], next, offset(row_bytes(m, b)));
       const Vec<T, kV> elements = *reinterpret_cast<const Vec<T, kV>*>(&chunk);
-      T* column = item_span<T>(spans, m, item_head[m], args) + b + c * kV * size_b;
+      T* column = item_span<T>(spans, m, part_head[m], args) + b + c * kV * size_b;
 #pragma unroll
       for (int k = 0; k < kV; ++k)
-        if (c * kV + k < size_a) column[k * size_b] = elements.v[k];
+        if (c * kV + k < n) column[k * size_b] = elements.v[k];
     }
   }
 }
 
-// Store phase: every item's span (size_a * size_b elements from out + item_out[m]) in aligned
-// 16-byte vectors, copied from its shared span. The tile's items * item_vectors store slots go to
-// threads in turn (slot w: item w / item_vectors, vector w % item_vectors; the slots past an
-// item's last vector idle), so the threads stay busy across items rather than idling at the end
-// of each one.
-template <typename T>
-__device__ __forceinline__ void store_items_from_spans(T* out, const int64_t* item_out, const int* item_head, int items,
-                                                       const ItemTileArgs& args, unsigned char* spans) {
+// Store phase: every part's span (na[m] * size_b elements from out + part_out[m]) in aligned
+// 16-byte vectors, copied from its shared span. The tile's parts * item_vectors store slots go to
+// threads in turn (slot w: part w / item_vectors, vector w % item_vectors; the slots past a part's
+// last vector idle), so the threads stay busy across parts rather than idling at the end of each.
+template <typename T, bool kParts>
+__device__ __forceinline__ void store_items_from_spans(T* out, const int64_t* part_out, const int* na,
+                                                       const int* part_head, int parts, const ItemTileArgs& args,
+                                                       unsigned char* spans) {
   constexpr int kV = 16 / static_cast<int>(sizeof(T));
-  const int len = static_cast<int>(args.size_a * args.size_b);
-  const int slots = items * args.item_vectors;
+  const int slots = parts * args.item_vectors;
   for (int w = static_cast<int>(threadIdx.x); w < slots; w += kThreads) {
     uint32_t m, u;
     args.by_item_vectors.divmod(static_cast<uint32_t>(w), m, u);
-    const int head = item_head[m];
+    const int head = part_head[m];
+    const int len = (kParts ? na[m] : static_cast<int>(args.size_a)) * static_cast<int>(args.size_b);
     const int p0 = static_cast<int>(u) * kV - head;  // span index of the vector's first element
     if (p0 >= len) continue;
-    T* span = out + item_out[m];
+    T* span = out + part_out[m];
     const T* shared_span = item_span<T>(spans, static_cast<int>(m), head, args);
     if (p0 >= 0 && p0 + kV <= len) {
       // Through __stwb: see store_window_rows (a plain assignment came out as element stores).
@@ -206,29 +261,34 @@ __device__ __forceinline__ void store_items_from_spans(T* out, const int64_t* it
   }
 }
 
-// A block takes tiles a grid apart: the tile's item offsets into shared memory (one thread per
-// item), then the load, a wait, and the store.
-template <typename T, bool kEvictLast>
+// A block takes tiles a grid apart: the tile's part offsets and lengths into shared memory (one
+// thread per part), then the load, a wait, and the store.
+template <typename T, bool kEvictLast, bool kParts>
 __global__ void __launch_bounds__(kThreads, kItemBlocksPerSm)
     item_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const ItemTileArgs args) {
   constexpr RealignLoads kPolicy = kEvictLast ? RealignLoads::kEvictLast : RealignLoads::kPlain;
-  __shared__ int64_t item_in[kMaxItemsPerTile], item_out[kMaxItemsPerTile];
-  __shared__ int item_head[kMaxItemsPerTile];  // each output span's first element, in elements past the grid
+  __shared__ int64_t part_in[kMaxItemsPerTile], part_out[kMaxItemsPerTile];
+  __shared__ int na[kMaxItemsPerTile];         // output rows of each part (input row segments' length)
+  __shared__ int part_head[kMaxItemsPerTile];  // each output span's first element, in elements past the grid
   unsigned char* spans = dynamic_smem();
   for (int64_t t = blockIdx.x; t < args.order.total; t += gridDim.x) {
     const int64_t first = t * args.items_per_tile;
-    const int items = static_cast<int>(min(static_cast<int64_t>(args.items_per_tile), args.items - first));
-    if (static_cast<int>(threadIdx.x) < items) {
+    const int parts = static_cast<int>(min(static_cast<int64_t>(args.items_per_tile), args.parts - first));
+    if (static_cast<int>(threadIdx.x) < parts) {
+      const int64_t part = first + threadIdx.x;
+      const int64_t item = kParts ? part / args.parts_per_item : part;
+      const int64_t a0 = kParts ? (part - item * args.parts_per_item) * args.part_rows : 0;
       int64_t in_off, out_off;
-      args.batch.offsets(first + threadIdx.x, in_off, out_off);
-      item_in[threadIdx.x] = in_off;
-      item_out[threadIdx.x] = out_off;
-      item_head[threadIdx.x] = static_cast<int>((reinterpret_cast<uintptr_t>(out + out_off) % 16) / sizeof(T));
+      args.batch.offsets(item, in_off, out_off);
+      part_in[threadIdx.x] = in_off + a0;  // unit stride along a (output_span_tiles_fit)
+      part_out[threadIdx.x] = out_off + a0 * args.size_b;
+      if (kParts) na[threadIdx.x] = static_cast<int>(min(static_cast<int64_t>(args.part_rows), args.size_a - a0));
+      part_head[threadIdx.x] = static_cast<int>((reinterpret_cast<uintptr_t>(out + part_out[threadIdx.x]) % 16) / sizeof(T));
     }
     __syncthreads();
-    load_items_into_spans<T, kPolicy>(in, item_in, item_head, items, args, spans);
+    load_items_into_spans<T, kPolicy, kParts>(in, part_in, na, part_head, parts, args, spans);
     __syncthreads();
-    store_items_from_spans<T>(out, item_out, item_head, items, args, spans);
+    store_items_from_spans<T, kParts>(out, part_out, na, part_head, parts, args, spans);
     __syncthreads();  // the next tile reuses the spans and offsets
   }
 }

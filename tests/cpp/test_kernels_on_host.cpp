@@ -724,8 +724,61 @@ TEST(KernelsOnHost, ItemTiles) {
       const int64_t span_bytes = (c.sizes[c.sizes.size() - 2] * c.sizes.back() * e + 30) / 16 * 16;
       const int64_t expected = std::min<int64_t>({8, 256 / c.sizes.back(), 40 * 1024 / span_bytes, items});
       const bool fits = e <= 4 && ic.size_a * e <= row_bytes && expected >= 2;
-      EXPECT_EQ(item_tile_items_case(c), fits ? expected : 0) << c.name;
+      // Longer rows of 1- to 4-byte elements are cut into parts (ItemParts checks those counts).
+      if (e == 8 || ic.size_a * e <= row_bytes) EXPECT_EQ(item_tile_items_case(c), fits ? expected : 0) << c.name;
       if (e == 2 && c.sizes.back() == 50 && c.sizes[c.sizes.size() - 2] == 50) EXPECT_EQ(item_tile_items_case(c), 5) << c.name;
+      check_case(c);
+    }
+  }
+}
+
+// Item tiles of items cut into parts (input rows longer than item tiles' 112 bytes, or 128 on the
+// 16-byte grid): the rule cuts those whose input rows are off the grid, and
+// TORCH_TRANSPOSE_ITEM_PARTS=1 (ctest's item parts run) those on it too. Parts are balanced, and
+// from rows on the grid whole vectors. ViT-B's attention maps (rows of 197: 4 parts of 50, the
+// last of 47, for 2-byte elements; a tile of one part), rows of 255 from a base 1-3 elements in
+// (the first and last parts' covers cross the input's ends), channels into output rows of 49 (5
+// parts a tile, a tile's parts from two items), rows of 2049 channels on the grid (a last part of
+// one row) and off it, rows of 2042 on the grid (a stride of 2048), rows of 77 cut to 75, an
+// expanded batch, two batch dims, and `out=` views whose parts start at every offset from the
+// grid.
+TEST(KernelsOnHost, ItemParts) {
+  using torch_transpose::item_parts;
+  EXPECT_EQ(item_parts(197, 2, false).rows, 50);
+  EXPECT_EQ(item_parts(197, 2, false).per_item, 4);
+  EXPECT_EQ(item_parts(197, 1, false).rows, 99);
+  EXPECT_EQ(item_parts(197, 1, false).per_item, 2);
+  EXPECT_EQ(item_parts(56, 2, false).per_item, 1);
+  EXPECT_EQ(item_parts(57, 2, false).rows, 29);
+  EXPECT_EQ(item_parts(2049, 2, true).rows, 64);  // ceil(2049 / 33) = 63, whole vectors: 64
+  EXPECT_EQ(item_parts(2049, 2, true).per_item, 33);
+  EXPECT_EQ(item_parts(2048, 4, true).rows, 32);
+  const torch_transpose::Override setting = torch_transpose::item_parts_override();
+  for (int e : {1, 2, 4}) {
+    const std::vector<Case> cases = {
+        permute_case({3, 197, 197}, {0, 2, 1}, e),
+        permute_case({2, 255, 255}, {0, 2, 1}, e, {}, 1),
+        permute_case({2, 2, 130, 257}, {0, 1, 3, 2}, e, {}, 3),
+        permute_case({3, 7, 7, 1041}, {0, 3, 1, 2}, e),
+        permute_case({2, 7, 7, 2049}, {0, 3, 1, 2}, e),
+        permute_case({2, 7, 7, 75}, {0, 3, 1, 2}, e, {49 * 77, 7 * 77, 77, 1}),
+        permute_case({3, 40, 255}, {0, 2, 1}, e, {0, 255, 1}),
+        permute_case({2, 7, 7, 2048}, {0, 3, 1, 2}, e),  // on the grid
+        permute_case({2, 7, 7, 2049}, {0, 3, 1, 2}, e, {49 * 2064, 7 * 2064, 2064, 1}),  // on the grid: a last part of 1
+        permute_case({2, 7, 7, 2042}, {0, 3, 1, 2}, e, {49 * 2048, 7 * 2048, 2048, 1}),  // on the grid, cut
+        into_view(permute_case({3, 197, 197}, {0, 2, 1}, e, {}, 2), {197 * 197 + 1, 197, 1}, 3, "items 1 apart at 3"),
+        into_view(permute_case({2, 7, 7, 1040}, {0, 3, 1, 2}, e), {1040 * 49 + 5, 49, 7, 1}, 1, "items 5 apart at 1"),
+    };
+    for (const Case& c : cases) {
+      ASSERT_TRUE(output_span_tiles_fit_case(c)) << c.name;
+      const bool aligned = output_span_input_on_grid_case(c);
+      const int k = item_tile_items_case(c);
+      const bool long_rows = c.sizes.back() * e > (aligned ? 128 : 112);  // the input rows' length
+      const bool cut = setting == torch_transpose::Override::Always || (setting == torch_transpose::Override::Rule && !aligned);
+      if (long_rows) EXPECT_EQ(k > 0, cut) << c.name;
+      EXPECT_LE(k, 8) << c.name;
+      if (c.sizes.back() == 197 && e == 2 && cut) EXPECT_EQ(k, 1) << c.name;  // 197 pairs: one round
+      if (c.sizes.size() == 4 && c.sizes[1] == 7 && c.sizes[3] >= 1040 && cut) EXPECT_EQ(k, 5) << c.name;  // 49 pairs a part
       check_case(c);
     }
   }
