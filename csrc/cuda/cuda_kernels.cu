@@ -572,12 +572,13 @@ bool launch_span_tiles(const LayoutPlan& plan, const FastDims& f, const T* in, T
   }
 }
 
-// Item tiles (item_tile_transpose.cuh): output span tile plans of small items, items_per_tile whole
-// items a tile, or of items cut into parts (item_parts), items_per_tile parts a tile.
+// Item tiles (item_tile_transpose.cuh): output span tile plans of small items, parts_per_tile whole
+// items a tile, or of items cut into parts (item_parts), parts_per_tile parts a tile.
 template <typename T>
-void launch_item_tiles(const LayoutPlan& plan, const FastDims& f, int items_per_tile, const T* in, T* out,
-                       cudaStream_t stream, int sm_count) {
-  const ItemTileArgs args = make_item_tile_args(plan, f, items_per_tile, sizeof(T), reinterpret_cast<uintptr_t>(in));
+void launch_item_tiles(const LayoutPlan& plan, const FastDims& f, int parts_per_tile, bool aligned_input, const T* in,
+                       T* out, cudaStream_t stream, int sm_count) {
+  const ItemTileArgs args =
+      make_item_tile_args(plan, f, parts_per_tile, sizeof(T), reinterpret_cast<uintptr_t>(in), aligned_input);
   with_bool(l2_evict_last_loads(true), [&](auto kEvictLast) {
     with_bool(args.parts_per_item > 1, [&](auto kParts) {
       launch_kernel(item_tile_transpose_kernel<T, kEvictLast.value, kParts.value>, grid_for(args.order.total, sm_count),
@@ -601,10 +602,10 @@ bool launch_output_span_tiles(const LayoutPlan& plan, const FastDims& f, const T
     if (!aligned_input && !decide(output_span_realign_override(), output_span_realign_by_default(sizeof(T)))) return false;
     if constexpr (sizeof(T) <= 4) {
       const int64_t items = f.size_a > 0 ? plan.numel / (f.size_a * f.size_b) : 0;
-      const int items_per_tile =
-          decide(item_tile_override(), true) ? item_tile_items(f, items, sizeof(T), aligned_input) : 0;
-      if (items_per_tile > 0) {
-        launch_item_tiles<T>(plan, f, items_per_tile, in, out, stream, sm_count);
+      const int parts_per_tile =
+          decide(item_tile_override(), true) ? item_tile_parts(f, items, sizeof(T), aligned_input) : 0;
+      if (parts_per_tile > 0) {
+        launch_item_tiles<T>(plan, f, parts_per_tile, aligned_input, in, out, stream, sm_count);
         return true;
       }
     }

@@ -34,7 +34,7 @@
 namespace torch_transpose {
 
 // TORCH_TRANSPOSE_ITEM_TILES: 0 = plans stay on output span tiles of one item, unset or 1 = item
-// tiles take every output span tile plan they fit (item_tile_items).
+// tiles take every output span tile plan they fit (item_tile_parts).
 inline Override item_tile_override() {
   static const Override setting = env_override("TORCH_TRANSPOSE_ITEM_TILES");
   return setting;
@@ -108,7 +108,7 @@ inline int64_t item_span_smem_bytes(int64_t size_a, int64_t size_b, int element_
 // 1024x12x50x50 0.41 / 0.42 / 0.41, bf16 1024x12x50x48 0.79 / 0.80 / 0.78, bf16 8192x7x7x48 ->
 // NCHW 0.78 / 0.80 / 0.78, fp32 4096x16x50x32 0.98 / 0.98 / 0.99: a second round of loads cost
 // more than the larger tile gained.
-inline int item_tile_items(const FastDims& f, int64_t items, int element_bytes, bool aligned_input) {
+inline int item_tile_parts(const FastDims& f, int64_t items, int element_bytes, bool aligned_input) {
   if (element_bytes > 4) return 0;
   const ItemParts parts = item_parts(f.size_a, element_bytes, aligned_input);
   const bool cut = parts.per_item > 1;
@@ -121,29 +121,30 @@ inline int item_tile_items(const FastDims& f, int64_t items, int element_bytes, 
 }
 
 // Output span tiles' arguments (the input's byte span, which the loads stay inside), how items are
-// cut into parts, a tile walk of ceil(parts / items_per_tile) tiles, each part's shared bytes, and
+// cut into parts, a tile walk of ceil(parts / parts_per_tile) tiles, each part's shared bytes, and
 // the store phase's vector slots per part.
 struct ItemTileArgs : RealignedOutputSpanTileArgs {
   int64_t parts = 0;           // batch items x parts_per_item
   int64_t parts_per_item = 0;  // 1 where an item's input rows fit (item_parts)
   int part_rows = 0;           // output rows of a part (the last part of an item fewer)
-  int items_per_tile = 0;      // parts a tile: 1 .. kMaxItemsPerTile
+  int parts_per_tile = 0;      // parts a tile: 1 .. kMaxItemsPerTile
   int span_bytes = 0;          // shared bytes per part (item_span_smem_bytes)
   int item_vectors = 0;        // store slots per part: the most aligned vectors a part's span touches
   FastDivmod by_item_vectors;  // divides a store slot into part and vector
 };
 
-inline ItemTileArgs make_item_tile_args(const LayoutPlan& plan, const FastDims& f, int items_per_tile, int element_bytes,
-                                        uintptr_t in_address) {
+// aligned_input: output_span_input_on_grid, as the launcher found it for item_tile_parts.
+inline ItemTileArgs make_item_tile_args(const LayoutPlan& plan, const FastDims& f, int parts_per_tile, int element_bytes,
+                                        uintptr_t in_address, bool aligned_input) {
   ItemTileArgs args;
   static_cast<OutputSpanTileArgs&>(args) = make_output_span_tile_args(plan, f.size_a, f.size_b);
   input_byte_span(plan, in_address, args.in_lo, args.in_hi);
-  const ItemParts parts = item_parts(f.size_a, element_bytes, output_span_input_on_grid(plan, f, in_address));
+  const ItemParts parts = item_parts(f.size_a, element_bytes, aligned_input);
   args.parts_per_item = parts.per_item;
   args.part_rows = static_cast<int>(parts.rows);
   args.parts = args.batch.count() * parts.per_item;
-  args.items_per_tile = items_per_tile;
-  args.order = TileOrder::make(1, 1, ceil_div(args.parts, items_per_tile));
+  args.parts_per_tile = parts_per_tile;
+  args.order = TileOrder::make(1, 1, ceil_div(args.parts, parts_per_tile));
   args.span_bytes = static_cast<int>(item_span_smem_bytes(parts.rows, f.size_b, element_bytes));
   const int64_t v = 16 / element_bytes;
   // A span of part_rows * size_b elements starting up to v - 1 elements past the grid.
@@ -152,9 +153,9 @@ inline ItemTileArgs make_item_tile_args(const LayoutPlan& plan, const FastDims& 
   return args;
 }
 
-// Shared memory of one tile: items_per_tile spans.
+// Shared memory of one tile: parts_per_tile spans.
 inline size_t item_tile_smem_bytes(const ItemTileArgs& args) {
-  return static_cast<size_t>(args.items_per_tile) * args.span_bytes;
+  return static_cast<size_t>(args.parts_per_tile) * args.span_bytes;
 }
 
 // Where item m's span lies in shared memory: its element p at span[p] (head elements into the
@@ -272,8 +273,8 @@ __global__ void __launch_bounds__(kThreads, kItemBlocksPerSm)
   __shared__ int part_head[kMaxItemsPerTile];  // each output span's first element, in elements past the grid
   unsigned char* spans = dynamic_smem();
   for (int64_t t = blockIdx.x; t < args.order.total; t += gridDim.x) {
-    const int64_t first = t * args.items_per_tile;
-    const int parts = static_cast<int>(min(static_cast<int64_t>(args.items_per_tile), args.parts - first));
+    const int64_t first = t * args.parts_per_tile;
+    const int parts = static_cast<int>(min(static_cast<int64_t>(args.parts_per_tile), args.parts - first));
     if (static_cast<int>(threadIdx.x) < parts) {
       const int64_t part = first + threadIdx.x;
       const int64_t item = kParts ? part / args.parts_per_item : part;

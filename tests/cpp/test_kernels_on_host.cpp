@@ -676,13 +676,14 @@ TEST(KernelsOnHost, OutputSpanTilesFromRowsOffTheGrid) {
   }
 }
 
-// Items per tile that item tiles would take for the case (0: not theirs), at check_case's addresses.
-int item_tile_items_case(const Case& c) {
+// Parts per tile (whole items or parts of them) that item tiles would take for the case (0: not
+// theirs), at check_case's addresses.
+int item_tile_parts_case(const Case& c) {
   const PlacedCase placed = place(c);
   const torch_transpose::FastDims f = torch_transpose::FastDims::from_plan(placed.plan);
   if (!torch_transpose::output_span_tiles_fit(placed.plan, f)) return 0;
   const bool aligned = torch_transpose::output_span_input_on_grid(placed.plan, f, placed.in_address);
-  return torch_transpose::item_tile_items(f, placed.plan.numel / (f.size_a * f.size_b), c.element_bytes, aligned);
+  return torch_transpose::item_tile_parts(f, placed.plan.numel / (f.size_a * f.size_b), c.element_bytes, aligned);
 }
 
 // Item tiles (output span tiles' plans whose input rows fit one 128-byte line: several whole
@@ -725,8 +726,8 @@ TEST(KernelsOnHost, ItemTiles) {
       const int64_t expected = std::min<int64_t>({8, 256 / c.sizes.back(), 40 * 1024 / span_bytes, items});
       const bool fits = e <= 4 && ic.size_a * e <= row_bytes && expected >= 2;
       // Longer rows of 1- to 4-byte elements are cut into parts (ItemParts checks those counts).
-      if (e == 8 || ic.size_a * e <= row_bytes) EXPECT_EQ(item_tile_items_case(c), fits ? expected : 0) << c.name;
-      if (e == 2 && c.sizes.back() == 50 && c.sizes[c.sizes.size() - 2] == 50) EXPECT_EQ(item_tile_items_case(c), 5) << c.name;
+      if (e == 8 || ic.size_a * e <= row_bytes) EXPECT_EQ(item_tile_parts_case(c), fits ? expected : 0) << c.name;
+      if (e == 2 && c.sizes.back() == 50 && c.sizes[c.sizes.size() - 2] == 50) EXPECT_EQ(item_tile_parts_case(c), 5) << c.name;
       check_case(c);
     }
   }
@@ -772,7 +773,7 @@ TEST(KernelsOnHost, ItemParts) {
     for (const Case& c : cases) {
       ASSERT_TRUE(output_span_tiles_fit_case(c)) << c.name;
       const bool aligned = output_span_input_on_grid_case(c);
-      const int k = item_tile_items_case(c);
+      const int k = item_tile_parts_case(c);
       const bool long_rows = c.sizes.back() * e > (aligned ? 128 : 112);  // the input rows' length
       const bool cut = setting == torch_transpose::Override::Always || (setting == torch_transpose::Override::Rule && !aligned);
       if (long_rows) EXPECT_EQ(k > 0, cut) << c.name;
