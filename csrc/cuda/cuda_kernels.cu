@@ -4,7 +4,8 @@
 //                    (other short rows) or row_chunk_copy (long rows)
 //   Transpose plans: direct_transpose (up to 32768 elements: one thread per element),
 //                    narrow_transpose (a packed fast dim of 2..16 elements against aligned
-//                    lines; interleave_transpose when the lines are whole 16-byte vectors),
+//                    lines; interleave_transpose when the lines are whole 16-byte vectors,
+//                    narrow_word_transpose for 16 lines of 1- or 2-byte elements),
 //                    span_tile_transpose (1- and 2-byte plans whose input rows, of up to
 //                    256 elements, lie back to back without 16-byte vectors: whole rows a tile),
 //                    output_span_tile_transpose (its mirror: short output rows back to back;
@@ -48,6 +49,7 @@
 #include "lean_window_tile_transpose.cuh"
 #include "narrow_block_transpose.cuh"
 #include "narrow_transpose.cuh"
+#include "narrow_word_transpose.cuh"
 #include "output_span_tile_transpose.cuh"
 #include "realign_window_tile_transpose.cuh"
 #include "row_copy.cuh"
@@ -287,9 +289,28 @@ inline bool launch_lean_narrow(const LayoutPlan& plan, const NarrowArgs& narrow,
   return true;
 }
 
+// Narrow word tiles (narrow_word_transpose.cuh) for the 16-line 1- and 2-byte plans that fit
+// them; false otherwise.
+template <typename T>
+bool launch_narrow_words(const NarrowArgs& narrow, bool dense_in, const T* in, T* out, cudaStream_t stream) {
+  dim3 grid;
+  if (!make_narrow_word_grid(narrow, sizeof(T), grid)) return false;
+  // evict_last loads by rule: plain ones lost 0.01-0.03 on every case (v56 A/B).
+  const bool evict_last = l2_evict_last_loads(true), fetch_256 = evict_last && narrow_word_fetch_256(dense_in);
+  with_bool(dense_in, [&](auto kDenseIn) {
+    auto launch = [&](auto kernel) { launch_kernel(kernel, grid, kNarrowWordThreads, 0, stream, in, out, narrow); };
+    if (!evict_last) return launch(narrow_word_transpose_kernel<T, kDenseIn.value, false, false>);
+    with_bool(fetch_256, [&](auto kFetch256) {
+      launch(narrow_word_transpose_kernel<T, kDenseIn.value, true, kFetch256.value>);
+    });
+  });
+  return true;
+}
+
 // For a narrow plan (make_narrow_args): the interleave kernel (C up to interleave_max_c against
-// lines of whole vectors), the narrow block kernel (16 four-byte lines) or the narrow kernel; for
-// other plans with a fast dim under 32, gather tiles, the box tile kernel, else the flat tile kernel.
+// lines of whole vectors), narrow word tiles (16 lines of 1- or 2-byte elements), the narrow
+// block kernels (16 four-byte lines) or the narrow kernel; for other plans with a fast dim under
+// 32, gather tiles, the box tile kernel, else the flat tile kernel.
 template <typename T>
 void launch_narrow_or_flat(const LayoutPlan& plan, const T* in, T* out, cudaStream_t stream, int sm_count) {
   NarrowArgs args;
@@ -300,6 +321,9 @@ void launch_narrow_or_flat(const LayoutPlan& plan, const T* in, T* out, cudaStre
     return launch_flat_tile<T>(plan, in, out, stream, sm_count);
   }
   if (wants_interleave(args, sizeof(T), dense_in)) return launch_interleave<T>(plan, args, dense_in, in, out, stream, sm_count);
+  if constexpr (sizeof(T) <= 2) {
+    if (launch_narrow_words<T>(args, dense_in, in, out, stream)) return;
+  }
   if constexpr (std::is_same_v<T, uint32_t>) {  // the narrow block kernels are 4-byte only
     if (launch_lean_narrow(plan, args, dense_in, in, out, stream)) return;
     if (wants_narrow_block(args, dense_in)) {
