@@ -138,8 +138,10 @@ narrow_word_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, cons
 #pragma unroll
       for (int i = 0; i < S::kR; ++i) {
         const uint32_t line = (g0 + 4 * h) * S::kR + i;
-        x[h][i] = unit_live ? load_global<kEvictLast, kFetch256>(reinterpret_cast<const Chunk*>(src + static_cast<int32_t>(line) * stride +
-                                                                                       static_cast<int32_t>(c) * S::kV))
+        // One expression (as built and timed); naming the chunk's pointer first changed the SASS.
+        x[h][i] = unit_live ? load_global<kEvictLast, kFetch256>(
+                                  reinterpret_cast<const Chunk*>(src + static_cast<int32_t>(line) * stride +
+                                                                 static_cast<int32_t>(c) * S::kV))
                             : Chunk{};
       }
 #pragma unroll
@@ -199,8 +201,8 @@ inline bool make_narrow_word_grid(const NarrowArgs& narrow, int element_bytes, d
       narrow.n != kNarrowWordLines || narrow.wide % (16 / element_bytes) != 0 || narrow.batch.count() > 65535)
     return false;
   const int64_t wide_per_tile = kNarrowWordLineBytes / element_bytes;
-  grid = dim3{static_cast<unsigned int>(ceil_div(narrow.wide, wide_per_tile)), static_cast<unsigned int>(narrow.batch.count()),
-              1};
+  grid = dim3{static_cast<unsigned int>(ceil_div(narrow.wide, wide_per_tile)),
+              static_cast<unsigned int>(narrow.batch.count()), 1};
   return true;
 }
 

@@ -1325,7 +1325,8 @@ TEST(KernelsOnHost, NarrowWordTiles) {
 }
 
 // Which plans narrow word tiles take: the first ten cases above; not dense rows with a gap (no
-// narrow plan), a wide dim of partial chunks, N other than 16, 4-byte elements; and the grid.
+// narrow plan), lines that end inside a chunk, N other than 16, 4-byte elements; the grid, and
+// the fill rule where no switch overrides it.
 TEST(KernelsOnHost, NarrowWordPlans) {
   if (torch_transpose::narrow_word_override() == torch_transpose::Override::Never) GTEST_SKIP() << "TORCH_TRANSPOSE_NARROW_WORDS=0";
   if (!torch_transpose::narrow_kernel_enabled()) GTEST_SKIP() << "TORCH_TRANSPOSE_NARROW_KERNEL=0";
