@@ -151,14 +151,20 @@ __device__ __forceinline__ uint4 realign_chunk(uint4 lo, uint4 hi, int m) {
                     __funnelshift_r(x[2], x[3], shift), __funnelshift_r(x[3], x[4], shift));
 }
 
-// y[i] = bytes i of x[0], x[1], x[2], x[3] (from the low byte up).
+// The 2x2 transpose of 2-byte halves: lo = the low halves of x0 and x1, hi = their high halves
+// (x0's first, in the low bytes). Its own inverse.
+__device__ __forceinline__ void transpose_2x2_halves(uint32_t x0, uint32_t x1, uint32_t& lo, uint32_t& hi) {
+  lo = __byte_perm(x0, x1, 0x5410);
+  hi = __byte_perm(x0, x1, 0x7632);
+}
+
+// y[i] = bytes i of x[0], x[1], x[2], x[3] (from the low byte up): byte pairs interleaved, then
+// the pairs' 2x2 transpose.
 __device__ __forceinline__ void transpose_4x4_bytes(uint32_t x0, uint32_t x1, uint32_t x2, uint32_t x3, uint32_t (&y)[4]) {
   const uint32_t lo01 = __byte_perm(x0, x1, 0x5140), hi01 = __byte_perm(x0, x1, 0x7362);
   const uint32_t lo23 = __byte_perm(x2, x3, 0x5140), hi23 = __byte_perm(x2, x3, 0x7362);
-  y[0] = __byte_perm(lo01, lo23, 0x5410);
-  y[1] = __byte_perm(lo01, lo23, 0x7632);
-  y[2] = __byte_perm(hi01, hi23, 0x5410);
-  y[3] = __byte_perm(hi01, hi23, 0x7632);
+  transpose_2x2_halves(lo01, lo23, y[0], y[1]);
+  transpose_2x2_halves(hi01, hi23, y[2], y[3]);
 }
 
 // Which sides of a plan keep it off whole 16-byte vectors at these addresses (their rows start off

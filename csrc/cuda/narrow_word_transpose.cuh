@@ -88,7 +88,8 @@ __device__ __forceinline__ void narrow_word_permute(Vec<uint32_t, 4> (&x)[4 / kE
   } else {
 #pragma unroll
     for (int m = 0; m < 4; ++m) {
-      const uint32_t lo = __byte_perm(x[0].v[m], x[1].v[m], 0x5410), hi = __byte_perm(x[0].v[m], x[1].v[m], 0x7632);
+      uint32_t lo, hi;
+      transpose_2x2_halves(x[0].v[m], x[1].v[m], lo, hi);
       x[0].v[m] = lo;
       x[1].v[m] = hi;
     }
