@@ -395,23 +395,31 @@ def test_sixteen_lines_into_dense_rows(device, dtype):
         check_output_in_aligned_window(x, dims, 16)
 
 
-@pytest.mark.parametrize("dtype", [torch.uint8, torch.int8, torch.bfloat16, torch.float16], ids=str)
-def test_sixteen_lines_of_narrow_elements(device, dtype):
-    # 16 lines of 1- and 2-byte elements against dense rows of 16 (16 or 32 bytes): on CUDA narrow
+# (dtype, N): dense rows of 12 to 64 bytes, whole 4-byte words: the shortest, odd and even word
+# counts, 16 (the narrow kernel's widest), past it below 32 elements and from 32 on.
+NARROW_WORD_LINES = [(torch.uint8, 16), (torch.int8, 12), (torch.int8, 16), (torch.int8, 20), (torch.int8, 32),
+                     (torch.int8, 64), (torch.bfloat16, 10), (torch.bfloat16, 16), (torch.bfloat16, 24),
+                     (torch.float16, 14), (torch.float16, 16), (torch.float16, 32)]
+
+
+@pytest.mark.parametrize("dtype,lines", NARROW_WORD_LINES, ids=lambda p: str(p))
+def test_lines_of_narrow_elements(device, dtype, lines):
+    # N lines of 1- and 2-byte elements against dense rows of N (12 to 64 bytes): on CUDA narrow
     # word tiles (narrow_word_transpose.cuh), both directions. Lines of whole tiles (8192) and
     # lines whose last tile is partial (5008: whole 16-byte chunks); NCHW <-> NHWC in batches;
     # an expanded batch dim (stride 0); input lines with a gap; two batch dims that do not merge.
     # Fresh outputs, guarded views one element in (other kernels), and outputs in an aligned
     # window (output lines with a gap, or dense rows at an offset).
-    cases = [(random_bits((16, 8192), dtype, device), (1, 0)),
-             (random_bits((8192, 16), dtype, device), (1, 0)),
-             (random_bits((16, 5008), dtype, device), (1, 0)),
-             (random_bits((5008, 16), dtype, device), (1, 0)),
-             (random_bits((3, 16, 40, 48), dtype, device), (0, 2, 3, 1)),
-             (random_bits((3, 40, 48, 16), dtype, device), (0, 3, 1, 2)),
-             (random_bits((1, 16, 3072), dtype, device).expand(3, 16, 3072), (0, 2, 1)),
-             (random_bits((16, 5040), dtype, device)[:, :5008], (1, 0)),
-             (random_bits((2, 3, 16, 1040), dtype, device), (1, 0, 3, 2))]
+    n = lines
+    cases = [(random_bits((n, 8192), dtype, device), (1, 0)),
+             (random_bits((8192, n), dtype, device), (1, 0)),
+             (random_bits((n, 5008), dtype, device), (1, 0)),
+             (random_bits((5008, n), dtype, device), (1, 0)),
+             (random_bits((3, n, 40, 48), dtype, device), (0, 2, 3, 1)),
+             (random_bits((3, 40, 48, n), dtype, device), (0, 3, 1, 2)),
+             (random_bits((1, n, 3072), dtype, device).expand(3, n, 3072), (0, 2, 1)),
+             (random_bits((n, 5040), dtype, device)[:, :5008], (1, 0)),
+             (random_bits((2, 3, n, 1040), dtype, device), (1, 0, 3, 2))]
     for x, dims in cases:
         check_fresh_and_guarded_outputs(x, dims)
         check_output_in_aligned_window(x, dims, 16)
@@ -423,12 +431,13 @@ def test_sixteen_lines_of_narrow_elements(device, dtype):
                                       {"TORCH_TRANSPOSE_NARROW_WORD_FETCH_256": "0"},
                                       {"TORCH_TRANSPOSE_NARROW_WORD_FETCH_256": "1"},
                                       {"TORCH_TRANSPOSE_L2_EVICT_LAST": "0"}],
-                         ids=["narrow kernel", "no fills", "fills both ways", "plain loads"])
-def test_sixteen_narrow_lines_switched(switches):
-    # The same plans with narrow word tiles off (the narrow kernel, which took them before, still
-    # serves them), and with each load flavour that their rules leave out: no 256-byte fills for
-    # lines in, fills for dense in, plain loads.
-    run_file_with_switches(__file__, switches, "test_sixteen_lines_of_narrow_elements and cuda", 4)
+                         ids=["other kernels", "no fills", "fills both ways", "plain loads"])
+def test_narrow_element_lines_switched(switches):
+    # The same plans with narrow word tiles off (the narrow kernel, which took those of up to 16
+    # lines before, and the flat, square and TMA byte tiles, which took longer ones, still serve
+    # them), and with each load flavour that their rules leave out: no 256-byte fills for lines
+    # in, fills for dense in, plain loads.
+    run_file_with_switches(__file__, switches, "test_lines_of_narrow_elements and cuda", len(NARROW_WORD_LINES))
 
 
 @pytest.mark.parametrize("channels", [2, 3, 4, 7, 8, 9, 15, 16])

@@ -5,7 +5,8 @@
 //   Transpose plans: direct_transpose (up to 32768 elements: one thread per element),
 //                    narrow_transpose (a packed fast dim of 2..16 elements against aligned
 //                    lines; interleave_transpose when the lines are whole 16-byte vectors,
-//                    narrow_word_transpose for 16 lines of 1- or 2-byte elements),
+//                    narrow_word_transpose for dense rows of 12 to 64 bytes of 1- or 2-byte
+//                    elements, up to 64 lines),
 //                    span_tile_transpose (1- and 2-byte plans whose input rows, of up to
 //                    256 elements, lie back to back without 16-byte vectors: whole rows a tile),
 //                    output_span_tile_transpose (its mirror: short output rows back to back;
@@ -289,40 +290,70 @@ inline bool launch_lean_narrow(const LayoutPlan& plan, const NarrowArgs& narrow,
   return true;
 }
 
-// Narrow word tiles (narrow_word_transpose.cuh) for the 16-line 1- and 2-byte plans that fit
-// them; false otherwise.
+// Narrow word tiles (narrow_word_transpose.cuh) for the 1- and 2-byte plans that fit them; false
+// otherwise.
 template <typename T>
 bool launch_narrow_words(const NarrowArgs& narrow, bool dense_in, const T* in, T* out, cudaStream_t stream) {
   dim3 grid;
   if (!make_narrow_word_grid(narrow, sizeof(T), grid)) return false;
   // evict_last loads by rule: plain ones lost 0.01-0.03 on every case (v56 A/B).
   const bool evict_last = l2_evict_last_loads(true), fetch_256 = evict_last && narrow_word_fetch_256(dense_in);
+  const int threads = narrow_word_threads(narrow.n);
+  const size_t smem = narrow_word_smem_bytes(narrow.n);
+  const bool fixed = narrow_word_fixed_lines();
+  auto with_lines = [&](auto launch_for) {
+    if (fixed && narrow.n == kNarrowWordFixedLines) return launch_for(std::integral_constant<int, kNarrowWordFixedLines>{});
+    launch_for(std::integral_constant<int, 0>{});
+  };
   with_bool(dense_in, [&](auto kDenseIn) {
-    auto launch = [&](auto kernel) { launch_kernel(kernel, grid, kNarrowWordThreads, 0, stream, in, out, narrow); };
-    if (!evict_last) return launch(narrow_word_transpose_kernel<T, kDenseIn.value, false, false>);
-    with_bool(fetch_256, [&](auto kFetch256) {
-      launch(narrow_word_transpose_kernel<T, kDenseIn.value, true, kFetch256.value>);
+    with_lines([&](auto kLines) {
+      auto launch = [&](auto kernel) { launch_kernel(kernel, grid, threads, smem, stream, in, out, narrow); };
+      if (!evict_last) return launch(narrow_word_transpose_kernel<T, kDenseIn.value, false, false, kLines.value>);
+      with_bool(fetch_256, [&](auto kFetch256) {
+        launch(narrow_word_transpose_kernel<T, kDenseIn.value, true, kFetch256.value, kLines.value>);
+      });
     });
   });
   return true;
 }
 
+// Narrow word tiles for a plan whose narrow dim is past the narrow kernel's (dense rows of 32 to
+// 64 bytes: kNarrowDim and more elements); false when the plan is not theirs.
+template <typename T>
+bool launch_wide_narrow_words(const LayoutPlan& plan, const FastDims& f, const T* in, T* out, cudaStream_t stream) {
+  if constexpr (sizeof(T) > 2) {
+    return false;
+  } else {
+    if (std::min(f.size_a, f.size_b) * static_cast<int64_t>(sizeof(T)) > kNarrowWordMaxRowBytes) return false;
+    NarrowArgs args;
+    bool dense_in = false;
+    return make_narrow_args(plan, reinterpret_cast<uintptr_t>(in), reinterpret_cast<uintptr_t>(out), args, dense_in,
+                            narrow_word_max_lines(sizeof(T))) &&
+           launch_narrow_words<T>(args, dense_in, in, out, stream);
+  }
+}
+
 // For a narrow plan (make_narrow_args): the interleave kernel (C up to interleave_max_c against
-// lines of whole vectors), narrow word tiles (16 lines of 1- or 2-byte elements), the narrow
-// block kernels (16 four-byte lines) or the narrow kernel; for other plans with a fast dim under
-// 32, gather tiles, the box tile kernel, else the flat tile kernel.
+// lines of whole vectors), narrow word tiles (dense rows of 12 to 64 bytes of 1- or 2-byte
+// elements), the narrow block kernels (16 four-byte lines) or the narrow kernel (up to 16 lines);
+// for other plans with a fast dim under 32, gather tiles, the box tile kernel, else the flat tile
+// kernel.
 template <typename T>
 void launch_narrow_or_flat(const LayoutPlan& plan, const T* in, T* out, cudaStream_t stream, int sm_count) {
   NarrowArgs args;
   bool dense_in = false;
-  if (!make_narrow_args(plan, reinterpret_cast<uintptr_t>(in), reinterpret_cast<uintptr_t>(out), args, dense_in)) {
+  // Narrow plans of 17 to 31 lines (narrow_word_max_lines) are for narrow word tiles only.
+  const bool narrow = make_narrow_args(plan, reinterpret_cast<uintptr_t>(in), reinterpret_cast<uintptr_t>(out), args,
+                                       dense_in, narrow_word_max_lines(sizeof(T)));
+  if (narrow && wants_interleave(args, sizeof(T), dense_in))
+    return launch_interleave<T>(plan, args, dense_in, in, out, stream, sm_count);
+  if constexpr (sizeof(T) <= 2) {
+    if (narrow && launch_narrow_words<T>(args, dense_in, in, out, stream)) return;
+  }
+  if (!narrow || args.n > kNarrowMax) {
     if (launch_gather_tile<T>(plan, in, out, stream)) return;
     if (launch_box_tile<T>(plan, in, out, stream, sm_count)) return;
     return launch_flat_tile<T>(plan, in, out, stream, sm_count);
-  }
-  if (wants_interleave(args, sizeof(T), dense_in)) return launch_interleave<T>(plan, args, dense_in, in, out, stream, sm_count);
-  if constexpr (sizeof(T) <= 2) {
-    if (launch_narrow_words<T>(args, dense_in, in, out, stream)) return;
   }
   if constexpr (std::is_same_v<T, uint32_t>) {  // the narrow block kernels are 4-byte only
     if (launch_lean_narrow(plan, args, dense_in, in, out, stream)) return;
@@ -665,6 +696,7 @@ void launch_transpose(const LayoutPlan& plan, const T* in, T* out, cudaStream_t 
   }
   const FastDims f = FastDims::from_plan(plan);
   if (std::min(f.size_a, f.size_b) < kNarrowDim) return launch_narrow_or_flat<T>(plan, in, out, stream, sm_count);
+  if (launch_wide_narrow_words<T>(plan, f, in, out, stream)) return;
   if (launch_span_tiles<T, V>(plan, f, in, out, stream, sm_count)) return;
   if (launch_output_span_tiles<T, V>(plan, f, in, out, stream, sm_count)) return;
   // Window tiles for rows without 16-byte vectors (4- and 8-byte elements; partial vectors:

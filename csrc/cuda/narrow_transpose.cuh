@@ -249,15 +249,16 @@ narrow_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const Nar
 }
 
 // Whether the plan fits this kernel, and its arguments. Needs 32-bit in-tile offsets, one dim
-// of 2..16 elements packed with unit stride on its side (the other fast dim at least 32), the
+// of 2..max_n elements packed with unit stride on its side (the other fast dim at least 32; max_n
+// is this kernel's 16 unless the caller asks for narrow word tiles' plans), the
 // other side's lines 16-byte aligned, 16-byte aligned bases and batch strides on both sides.
 inline bool make_narrow_args(const LayoutPlan& plan, uintptr_t in_address, uintptr_t out_address, NarrowArgs& args,
-                             bool& dense_in) {
+                             bool& dense_in, int max_n = kNarrowMax) {
   if (!narrow_kernel_enabled() || plan.kind != PlanKind::Transpose || plan.needs_64bit_index) return false;
   const FastDims f = FastDims::from_plan(plan);
   dense_in = f.size_a < f.size_b;
   const int64_t n = dense_in ? f.size_a : f.size_b, wide = dense_in ? f.size_b : f.size_a;
-  if (n < 2 || n > kNarrowMax || wide < 32) return false;
+  if (n < 2 || n > max_n || wide < 32) return false;
   const int e = plan.element_bytes, v = e >= 16 ? 1 : 16 / e;
   // dense side: unit narrow stride, rows of exactly N; lines side: unit wide stride.
   const bool layout_ok = dense_in ? (f.in_sa == 1 && f.in_sb == n && f.out_sb == 1)

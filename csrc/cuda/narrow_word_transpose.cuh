@@ -1,33 +1,47 @@
-// Narrow transposes of 16 lines of 1- or 2-byte elements against dense rows of 16 or 32 bytes
-// (int8 16x16777216 <-> 16777216x16, bf16 NCHW <-> NHWC with C = 16 as in a 16-channel latent).
+// Narrow transposes of N lines of 1- or 2-byte elements against dense rows of 12 to 64 bytes
+// (int8 16x16777216 <-> 16777216x16, bf16 NCHW <-> NHWC with C = 10..32 as in 16- and 32-channel
+// latents and feature maps, int8 rows of 12..64 channels).
 //
-// Why: the narrow kernel (narrow_transpose.cuh) serves these with one shared-memory access per
-// element on the dense side (16 byte loads and 16 byte inserts for every 16-byte vector) and ran
-// int8 16x16777216 at 0.44 of copy (bench/NOTES.md v52's sweep); the interleave kernel, which
-// permutes bytes in registers, stops at 8 lines for these widths because a lane holding all 16
-// lines' vectors spilled (interleave_transpose.cuh).
+// Why: the narrow kernel (narrow_transpose.cuh, N <= 16) serves the short ones with one
+// shared-memory access per element on the dense side (16 byte loads and 16 byte inserts for every
+// 16-byte vector) and ran int8 16x16777216 at 0.44 of copy, bf16 12x8388608 at 0.68 (bench/NOTES.md
+// v52's sweep); above 16 lines the flat, square and TMA byte tiles took them, at 0.46-0.56 (bf16
+// 24x8388608, int8 32x16777216, bf16 NCHW -> NHWC with C = 32; v57's sweep), where torch.compile
+// runs at 0.96-1.01. The interleave kernel, which permutes bytes in registers, stops at 8 lines for
+// these widths because a lane holding all lines' vectors spilled (interleave_transpose.cuh).
 //
 // How: a group of R = 4 / element bytes lines, read at the same 16-byte chunk, holds R x R
 // blocks of elements; transposing each block in registers (4x4 bytes: 8 byte permutes; 2x2
 // halves: 2) turns the group into "words": one 4-byte word per position, holding the group's R
-// elements of that position. A dense row is G = 16 * element bytes / 4 such words, one per
-// group (4 for int8, 8 for 2-byte), so the dense side then moves whole words and vectors:
-//   * a tile is 256 bytes of each line (256 int8 or 128 2-byte positions), 4 KB, for a block
-//     of 64 threads; thread t owns chunk c = t / 4 of groups g = t % 4 (+ 4 for 2-byte);
-//   * lines in: each thread loads its groups' R lines at chunk c (four 16-byte loads), permutes,
-//     and stores each word into the dense tile in shared memory (4-byte stores); after the
-//     barrier the tile leaves as 16-byte vectors, 512 bytes per warp instruction;
+// elements of that position. A dense row is G = N * element bytes / 4 such words, one per group,
+// so the dense side then moves whole words and vectors:
+//   * a tile is 256 bytes of each line (16 chunk columns c of 256 int8 or 128 2-byte positions),
+//     N * 256 bytes, for a block of 4N threads: each thread moves 4 chunks on either side.
+//     Lines side: thread t owns group g of chunk column c (t = 8 (c_hi G + g) + c % 8, c_hi = c /
+//     8) and, for 2-byte elements, of column c + 8 as well, so a warp reads 8 chunks (128 bytes)
+//     of 4 groups' lines a load;
+//   * lines in: each thread loads its groups' R lines at its columns (four 16-byte loads),
+//     permutes, and stores each word into the dense tile in shared memory (4-byte stores); after
+//     the barrier the tile leaves as 16-byte vectors, 4 per thread;
 //   * dense in: the mirror (16-byte loads and shared stores, 4-byte shared loads, the same
 //     permutes, which are their own inverse, 16-byte line stores).
-// The dense tile's 16-byte chunks are swizzled (chunk q sits at q ^ ((q / 16) % 8)): a warp's
-// word accesses, 8 chunks c x 4 groups at the same position in each, would otherwise all fall in
-// 4 banks; swizzled they cover 32, and the vector accesses (8 consecutive chunks a phase) still
-// cover all banks.
-// H200, same-call A/Bs by GPU time (bench/NOTES.md v56), ratio to copy, narrow kernel -> these
-// tiles (512-byte lines, evict_last loads): int8 16x16777216 0.44 -> 0.98, 16777216x16 0.74 ->
-// 0.96, bf16 16x8388608 0.70 -> 0.98, 8388608x16 0.96 level, bf16 NCHW -> NHWC 32x16x256x256
-// 0.65 -> 0.99, back 0.93 -> 0.98. Plain loads lost 0.01-0.03 everywhere. Tiles of 256-byte
-// lines gained up to 0.01 over 512 (more blocks: int8 4x16x65536 0.81 -> 0.84), 1024 lost.
+// Shared memory holds the dense tile column by column: column c (kV positions, N chunks) starts
+// at chunk c * pitch. Where N is a multiple of 8 the pitch is N and a column's chunks are
+// XOR-swizzled by c % 8; otherwise (N even) the pitch is N + 1, odd. Either way a warp's word
+// accesses (8 columns x 4 groups at the same position) cover all 32 banks, and its vector
+// accesses (consecutive chunks) 8 distinct chunk slots a phase.
+// H200, same-call A/Bs by GPU time, ratio to copy (bench/NOTES.md v56, v57):
+//   * 16 lines (v56), narrow kernel -> the first version of these tiles (16 lines only, a fixed
+//     mapping): int8 16x16777216 0.44 -> 0.997, 16777216x16 0.74 -> 0.97, bf16 16x8388608 0.70 ->
+//     0.999, bf16 NCHW -> NHWC 32x16x256x256 0.65 -> 0.99, back 0.93 -> 0.99. Plain loads lost
+//     0.01-0.03 everywhere. Tiles of 256-byte lines gained up to 0.01 over 512, 1024 lost.
+//   * any N (v57), the kernels before -> these tiles: int8 12x16777216 0.43 -> 0.99, bf16
+//     12x8388608 0.68 -> 1.00, bf16 24x8388608 0.46 -> 0.99, int8 32x16777216 0.47 -> 0.99-1.00,
+//     int8 16777216x64 0.76 -> 0.95, bf16 NCHW -> NHWC 32x32x256x256 0.56 -> 0.99, back 0.57 ->
+//     0.98-0.99. Against the first version on 16 lines: small grids gained (bf16 8x16x128x128
+//     0.82 -> 0.85, int8 4x16x65536 0.84 -> 0.86), bf16 8388608x16 lost 0.015 (0.967 -> 0.952),
+//     the rest within 0.005. Columns padded for every N (no swizzle) lost 0.01 on int8
+//     16x16777216.
 #pragma once
 
 #include "../env_switch.h"
@@ -36,20 +50,42 @@
 
 namespace torch_transpose {
 
-constexpr int kNarrowWordLines = 16;  // lines of a plan this kernel takes
-
-constexpr int kNarrowWordLineBytes = 256;  // bytes of each line in a tile: 16 chunks
-constexpr int kNarrowWordThreads = kNarrowWordLineBytes / 4;  // four a chunk
+constexpr int kNarrowWordLineBytes = 256;  // bytes of each line in a tile
+constexpr int kNarrowWordColumns = kNarrowWordLineBytes / 16;  // 16-byte chunk columns of a tile
+// Dense rows taken, in bytes: 12 (3 int8 words; 8 and fewer are the interleave kernel's) to 64
+// (above it the square and TMA byte tiles keep whole 128-byte lines on both sides).
+constexpr int kNarrowWordMinRowBytes = 12, kNarrowWordMaxRowBytes = 64;
+constexpr int kNarrowWordMaxThreads = 4 * kNarrowWordMaxRowBytes;  // 4N: 64 int8 lines
+// 32 registers a thread: 8 blocks of the largest, 32 of the smallest fill an SM.
+constexpr int kNarrowWordMinBlocks = 2048 / kNarrowWordMaxThreads;
 
 template <int kElementBytes> struct NarrowWordShape {
   static_assert(kElementBytes == 1 || kElementBytes == 2, "1- and 2-byte elements");
   static constexpr int kR = 4 / kElementBytes;                        // lines per group (elements per word)
   static constexpr int kV = 16 / kElementBytes;                       // positions per 16-byte chunk
   static constexpr int kWide = kNarrowWordLineBytes / kElementBytes;  // positions per tile
-  static constexpr int kGroups = kNarrowWordLines / kR;               // words per dense row
-  static constexpr int kGroupsPerThread = kGroups / 4;
-  static constexpr int kChunksPerThread = kNarrowWordLines * kNarrowWordLineBytes / 16 / kNarrowWordThreads;  // 4
+  static constexpr int kUnits = kElementBytes;  // (column, group) units a thread moves: 4 chunks either way
+  static constexpr int kDenseChunksPerThread = 4;
 };
+
+// The line count with a kernel of its own, N fixed at compile time (divisions by N and G, and
+// shared-memory offsets, folded into constants). v57 A/B against the kernel for any N (padded
+// columns then): small grids gained (int8 4x16x65536 0.853-0.859 -> 0.883-0.886, bf16
+// 8x16x128x128 up to +0.03), large ones within 0.006; N = 32 fixed the same way was mixed (bf16
+// 32x256x256x32 -> NCHW 0.990-0.993 -> 0.981-0.983) and has none.
+// TORCH_TRANSPOSE_NARROW_WORD_FIXED_LINES=0 gives 16 lines the kernel for any N too.
+constexpr int kNarrowWordFixedLines = 16;
+inline bool narrow_word_fixed_lines() {
+  static const bool enabled = !env_switched_off("TORCH_TRANSPOSE_NARROW_WORD_FIXED_LINES");
+  return enabled;
+}
+
+// Threads a tile takes (four chunks each way per thread) and its shared memory (16 columns of N
+// chunks, each padded by one).
+inline int narrow_word_threads(int n) { return 4 * n; }
+inline size_t narrow_word_smem_bytes(int n) {
+  return static_cast<size_t>(kNarrowWordColumns) * (n % 8 == 0 ? n : n + 1) * 16;
+}
 
 // Whether the loads ask L2 for 256-byte fills (load_global's kFetch256), by direction: lines in
 // gained 0.003-0.005 with them (these tiles: int8 16x16777216 0.993-0.994 -> 0.997, bf16
@@ -61,15 +97,12 @@ inline bool narrow_word_fetch_256(bool dense_in) {
   return decide(setting, !dense_in);
 }
 
-// TORCH_TRANSPOSE_NARROW_WORDS: 0 = never (the narrow kernel takes these plans), 1 or unset =
-// whenever the plan fits.
+// TORCH_TRANSPOSE_NARROW_WORDS: 0 = never (the narrow kernel takes the plans of up to 16 lines,
+// the flat, square and TMA byte tiles longer ones), 1 or unset = whenever the plan fits.
 inline Override narrow_word_override() {
   static const Override setting = env_override("TORCH_TRANSPOSE_NARROW_WORDS");
   return setting;
 }
-
-// Where dense-tile chunk q sits, in chunks (the swizzle above).
-__device__ __forceinline__ uint32_t narrow_word_chunk(uint32_t q) { return q ^ ((q >> 4) & 7); }
 
 // The words of one group's R chunks (x[i]: line R * g + i, the same positions), in place:
 // afterwards x[j].v[m] is the group's word for position m * R + j of the chunk (its R elements in
@@ -96,115 +129,129 @@ __device__ __forceinline__ void narrow_word_permute(Vec<uint32_t, 4> (&x)[4 / kE
   }
 }
 
-// After narrow_word_permute, x[j].v[m] is the group's word for position m * R + j of the chunk.
-// Its index among the dense tile's words: position p's row starts at word p * G, and the group
-// is word g of that row.
-template <int kElementBytes>
-__device__ __forceinline__ uint32_t narrow_word_index(uint32_t chunk, int m, int j, uint32_t group) {
-  using S = NarrowWordShape<kElementBytes>;
-  const uint32_t p = chunk * S::kV + m * S::kR + j;
-  const uint32_t q = (p * S::kGroups + group) / 4;  // G is a multiple of 4: the row's group / 4-th chunk
-  return narrow_word_chunk(q) * 4 + group % 4;
-}
+// Where the tile's words and chunks sit in shared memory (the layout above): column c starts at
+// chunk c * pitch; in it, position p's row starts at word p * G and group g is its word g; where
+// N is a multiple of 8 the column's chunks are XOR-swizzled by c % 8 instead of padded.
+struct NarrowWordLayout {
+  uint32_t groups, pitch, swizzle;  // G; chunks a column spans (N or N + 1); 7 or 0
+  __device__ __forceinline__ static NarrowWordLayout of(uint32_t n, uint32_t groups) {
+    return n % 8 == 0 ? NarrowWordLayout{groups, n, 7} : NarrowWordLayout{groups, n + 1, 0};
+  }
+  __device__ __forceinline__ uint32_t word(uint32_t column, uint32_t position, uint32_t group) const {
+    return column * pitch * 4 + ((position * groups + group) ^ ((column & swizzle) << 2));
+  }
+  // Dense chunk q of the tile (16 bytes of consecutive rows) lies in column q / N, chunk q % N.
+  __device__ __forceinline__ uint32_t chunk(uint32_t column, uint32_t row_chunk) const {
+    return column * pitch + (row_chunk ^ (column & swizzle));
+  }
+};
 
 // kDenseIn: the input is the dense side (16777216 x 16 -> 16 x 16777216, NHWC -> NCHW).
 // Grid: x walks tiles along the wide dim, y the batch items; `valid` positions of the last tile
-// (the wide dim is whole chunks: make_narrow_word_grid) are moved, the rest of it masked.
-template <typename T, bool kDenseIn, bool kEvictLast, bool kFetch256>
-__global__ void __launch_bounds__(kNarrowWordThreads)
+// (the wide dim is whole chunks: make_narrow_word_grid) are moved, the rest of it masked. Block:
+// narrow_word_threads(N), dynamic shared memory narrow_word_smem_bytes(N).
+// kLines: N where it is fixed at compile time (kNarrowWordFixedLines), 0 for any N.
+template <typename T, bool kDenseIn, bool kEvictLast, bool kFetch256, int kLines>
+__global__ void __launch_bounds__(kNarrowWordMaxThreads, kNarrowWordMinBlocks)
 narrow_word_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const NarrowArgs args) {
   using S = NarrowWordShape<sizeof(T)>;
   using Chunk = Vec<uint32_t, 4>;
-  __shared__ __align__(16) uint32_t words[kNarrowWordLines * kNarrowWordLineBytes / 4];
+  uint32_t* words = reinterpret_cast<uint32_t*>(dynamic_smem());
   Chunk* chunks = reinterpret_cast<Chunk*>(words);
+  const uint32_t n = kLines != 0 ? kLines : static_cast<uint32_t>(args.n);
+  const NarrowWordLayout at = NarrowWordLayout::of(n, n / S::kR);
 
   int64_t in_off, out_off;
   args.batch.offsets(blockIdx.y, in_off, out_off);
   const int64_t w0 = static_cast<int64_t>(blockIdx.x) * S::kWide;
   const int valid = static_cast<int>(min(static_cast<int64_t>(S::kWide), args.wide - w0));
-  const T* src = in + in_off + (kDenseIn ? w0 * kNarrowWordLines : w0);
-  T* dst = out + out_off + (kDenseIn ? w0 : w0 * kNarrowWordLines);
+  const T* src = in + in_off + (kDenseIn ? w0 * n : w0);
+  T* dst = out + out_off + (kDenseIn ? w0 : w0 * n);
   const int32_t stride = static_cast<int32_t>(args.line_stride);
 
-  // This thread's groups on the lines side: chunk c of lines R*g .. R*g + R - 1.
-  const uint32_t c = threadIdx.x / 4, g0 = threadIdx.x % 4;
-  const bool unit_live = static_cast<int>(c) * S::kV < valid;
-  // Dense side: chunk q = u * threads + t covers bytes [16q, 16q + 16) of rows of 16 * e bytes.
-  auto dense_live = [&](uint32_t q) { return static_cast<int>(q * 16 / (kNarrowWordLines * sizeof(T))) < valid; };
+  // Lines side: group g of column c (and, for 2-byte elements, of column c + 8).
+  const uint32_t quad = threadIdx.x / 8, c_hi = quad / at.groups, g = quad - c_hi * at.groups;
+  const uint32_t c0 = c_hi * 8 + threadIdx.x % 8;
+  auto column = [&](int k) { return c0 + 8 * k; };
+  auto unit_live = [&](int k) { return static_cast<int>(column(k)) * S::kV < valid; };
+  auto line_chunk = [&](auto* base, int k, int i) {  // line R g + i at column(k)
+    return base + static_cast<int32_t>(g * S::kR + i) * stride + static_cast<int32_t>(column(k)) * S::kV;
+  };
+  // Dense side: chunk q = u * 4N + t, in column 4u + t / N; the tile's first `dense_chunks` are
+  // live (valid is whole chunks, so its rows end on a chunk's end).
+  const uint32_t first_column = threadIdx.x / n, row_chunk = threadIdx.x - first_column * n;
+  const uint32_t dense_chunks = static_cast<uint32_t>(valid / S::kV) * n;
+  auto dense_q = [&](int u) { return u * 4 * n + threadIdx.x; };
+  auto dense_slot = [&](int u) { return at.chunk(first_column + 4 * u, row_chunk); };
 
   if constexpr (!kDenseIn) {
-    Chunk x[S::kGroupsPerThread][S::kR];
+    Chunk x[S::kUnits][S::kR];
 #pragma unroll
-    for (int h = 0; h < S::kGroupsPerThread; ++h)
+    for (int k = 0; k < S::kUnits; ++k)
 #pragma unroll
-      for (int i = 0; i < S::kR; ++i) {
-        const uint32_t line = (g0 + 4 * h) * S::kR + i;
-        // One expression (as built and timed); naming the chunk's pointer first changed the SASS.
-        x[h][i] = unit_live ? load_global<kEvictLast, kFetch256>(
-                                  reinterpret_cast<const Chunk*>(src + static_cast<int32_t>(line) * stride +
-                                                                 static_cast<int32_t>(c) * S::kV))
-                            : Chunk{};
-      }
+      for (int i = 0; i < S::kR; ++i)
+        x[k][i] = unit_live(k) ? load_global<kEvictLast, kFetch256>(reinterpret_cast<const Chunk*>(line_chunk(src, k, i)))
+                               : Chunk{};
 #pragma unroll
-    for (int h = 0; h < S::kGroupsPerThread; ++h) {
-      narrow_word_permute<sizeof(T)>(x[h]);
+    for (int k = 0; k < S::kUnits; ++k) {
+      narrow_word_permute<sizeof(T)>(x[k]);
 #pragma unroll
       for (int m = 0; m < 4; ++m)
 #pragma unroll
-        for (int j = 0; j < S::kR; ++j) words[narrow_word_index<sizeof(T)>(c, m, j, g0 + 4 * h)] = x[h][j].v[m];
+        for (int j = 0; j < S::kR; ++j) words[at.word(column(k), m * S::kR + j, g)] = x[k][j].v[m];
     }
     __syncthreads();
 #pragma unroll
-    for (int u = 0; u < S::kChunksPerThread; ++u) {
-      const uint32_t q = u * kNarrowWordThreads + threadIdx.x;
-      if (dense_live(q)) reinterpret_cast<Chunk*>(dst)[q] = chunks[narrow_word_chunk(q)];
-    }
+    for (int u = 0; u < S::kDenseChunksPerThread; ++u)
+      if (dense_q(u) < dense_chunks) reinterpret_cast<Chunk*>(dst)[dense_q(u)] = chunks[dense_slot(u)];
   } else {
-    Chunk v[S::kChunksPerThread];
+    Chunk v[S::kDenseChunksPerThread];
 #pragma unroll
-    for (int u = 0; u < S::kChunksPerThread; ++u) {
-      const uint32_t q = u * kNarrowWordThreads + threadIdx.x;
-      if (dense_live(q)) v[u] = load_global<kEvictLast, kFetch256>(reinterpret_cast<const Chunk*>(src) + q);
-    }
+    for (int u = 0; u < S::kDenseChunksPerThread; ++u)
+      if (dense_q(u) < dense_chunks) v[u] = load_global<kEvictLast, kFetch256>(reinterpret_cast<const Chunk*>(src) + dense_q(u));
 #pragma unroll
-    for (int u = 0; u < S::kChunksPerThread; ++u) {
-      const uint32_t q = u * kNarrowWordThreads + threadIdx.x;
-      if (dense_live(q)) chunks[narrow_word_chunk(q)] = v[u];
-    }
+    for (int u = 0; u < S::kDenseChunksPerThread; ++u)
+      if (dense_q(u) < dense_chunks) chunks[dense_slot(u)] = v[u];
     __syncthreads();
-    if (unit_live) {
 #pragma unroll
-      for (int h = 0; h < S::kGroupsPerThread; ++h) {
-        Chunk x[S::kR];
+    for (int k = 0; k < S::kUnits; ++k) {
+      if (!unit_live(k)) continue;
+      Chunk x[S::kR];
 #pragma unroll
-        for (int m = 0; m < 4; ++m)
+      for (int m = 0; m < 4; ++m)
 #pragma unroll
-          for (int j = 0; j < S::kR; ++j) x[j].v[m] = words[narrow_word_index<sizeof(T)>(c, m, j, g0 + 4 * h)];
-        narrow_word_permute<sizeof(T)>(x);
+        for (int j = 0; j < S::kR; ++j) x[j].v[m] = words[at.word(column(k), m * S::kR + j, g)];
+      narrow_word_permute<sizeof(T)>(x);
 #pragma unroll
-        for (int i = 0; i < S::kR; ++i) {
-          const uint32_t line = (g0 + 4 * h) * S::kR + i;
-          // Through __stwb: stored as a Vec or a uint4, the 2-byte instances' chunks went out as
-          // four 4-byte stores (NVVM split them; the 1-byte ones kept 16-byte stores).
-          __stwb(reinterpret_cast<uint4*>(dst + static_cast<int32_t>(line) * stride + static_cast<int32_t>(c) * S::kV),
-                 make_uint4(x[i].v[0], x[i].v[1], x[i].v[2], x[i].v[3]));
-        }
-      }
+      for (int i = 0; i < S::kR; ++i)
+        // Through __stwb: stored as a Vec or a uint4, the 2-byte instances' chunks went out as
+        // four 4-byte stores (NVVM split them; the 1-byte ones kept 16-byte stores).
+        __stwb(reinterpret_cast<uint4*>(line_chunk(dst, k, i)), make_uint4(x[i].v[0], x[i].v[1], x[i].v[2], x[i].v[3]));
     }
   }
 }
 
-// Whether a narrow plan (make_narrow_args) takes narrow word tiles, and their grid: the switch,
-// 1- or 2-byte elements, N = 16 lines, a wide dim of whole 16-byte chunks (the lines' ends
-// then fall on chunk ends), at most 65535 batch items (grid y).
+// Whether a narrow plan (make_narrow_args with narrow_word_max_lines) takes narrow word tiles,
+// and their grid: the switch, 1- or 2-byte elements, dense rows of whole words from 12 to 64
+// bytes, a wide dim of whole 16-byte chunks (the lines' ends then fall on chunk ends), at most
+// 65535 batch items (grid y). Plans of more lines than the narrow kernel's 16 also need a whole
+// tile along the wide dim: shorter items leave most of a tile idle, and the square and TMA byte
+// tiles serve them.
 inline bool make_narrow_word_grid(const NarrowArgs& narrow, int element_bytes, dim3& grid) {
-  if (!decide(narrow_word_override(), true) || (element_bytes != 1 && element_bytes != 2) ||
-      narrow.n != kNarrowWordLines || narrow.wide % (16 / element_bytes) != 0 || narrow.batch.count() > 65535)
+  const int64_t row_bytes = int64_t{narrow.n} * element_bytes, wide_per_tile = kNarrowWordLineBytes / element_bytes;
+  if (!decide(narrow_word_override(), true) || (element_bytes != 1 && element_bytes != 2) || row_bytes % 4 != 0 ||
+      row_bytes < kNarrowWordMinRowBytes || row_bytes > kNarrowWordMaxRowBytes || narrow.wide % (16 / element_bytes) != 0 ||
+      narrow.batch.count() > 65535 || (narrow.n > kNarrowMax && narrow.wide < wide_per_tile))
     return false;
-  const int64_t wide_per_tile = kNarrowWordLineBytes / element_bytes;
   grid = dim3{static_cast<unsigned int>(ceil_div(narrow.wide, wide_per_tile)),
               static_cast<unsigned int>(narrow.batch.count()), 1};
   return true;
+}
+
+// The most lines make_narrow_args may give a plan of this element size: narrow word tiles' for 1-
+// and 2-byte elements, the narrow kernel's otherwise.
+inline int narrow_word_max_lines(int element_bytes) {
+  return element_bytes <= 2 ? kNarrowWordMaxRowBytes / element_bytes : kNarrowMax;
 }
 
 }  // namespace torch_transpose

@@ -1296,70 +1296,92 @@ TEST(KernelsOnHost, LeanNarrowPlans) {
   takes(permute_case({16, 4096}, {1, 0}, 2), false);              // 2-byte elements
 }
 
-// 16 lines of 1- and 2-byte elements against dense rows of 16 or 32 bytes: the plans narrow word
+// N lines of 1- and 2-byte elements against dense rows of 12 to 64 bytes: the plans narrow word
 // tiles take (unless TORCH_TRANSPOSE_NARROW_WORDS=0, as in ctest's forced run, which sends them
-// to the narrow kernel). Both directions; whole tiles, a last tile that ends after 5 of its 16
-// chunks, one and two batch dims, an expanded batch dim, lines with a gap and an out= view.
-std::vector<Case> narrow_word_cases(int e) {
+// to the narrow kernel up to 16 lines and to the flat, square and TMA byte tiles above). Both
+// directions; whole tiles, a last tile that ends after 5 of its 16 chunks, one and two batch
+// dims, an expanded batch dim, lines with a gap and an out= view.
+std::vector<Case> narrow_word_cases(int e, int64_t n) {
   // w: 1024 positions (4 int8 tiles, 8 2-byte ones), so that every case has more than the direct
   // kernel's 32768 elements.
   const int64_t v = 16 / e, w = 1024;
   return {
-      permute_case({16, 3 * w}, {1, 0}, e),                             // lines in, dense out
-      permute_case({3 * w, 16}, {1, 0}, e),                             // dense in, lines out
-      permute_case({16, 2 * w + 5 * v}, {1, 0}, e),                     // a partial last tile
-      permute_case({2 * w + 5 * v, 16}, {1, 0}, e),
-      permute_case({3, 16, w}, {0, 2, 1}, e),                           // NCHW -> NHWC, C = 16
-      permute_case({3, w, 16}, {0, 2, 1}, e),                           // and back
-      permute_case({2, 3, 16, w / 2 + v}, {1, 0, 3, 2}, e),             // two batch dims, partial tiles
-      permute_case({3, 16, w}, {0, 2, 1}, e, {0, w, 1}),                // an expanded batch dim (stride 0)
-      permute_case({16, 3 * w}, {1, 0}, e, {3 * w + v, 1}),             // input lines with a gap
-      into_view(permute_case({3 * w, 16}, {1, 0}, e), {3 * w + 4 * v, 1}, 2 * v, "buf[:, 2v:2v+3w]"),
-      into_view(permute_case({16, 3 * w}, {1, 0}, e), {32, 1}, v, "buf[:, v:v+16]"),  // dense rows with a gap: not taken
+      permute_case({n, 3 * w}, {1, 0}, e),                              // lines in, dense out
+      permute_case({3 * w, n}, {1, 0}, e),                              // dense in, lines out
+      permute_case({n, 2 * w + 5 * v}, {1, 0}, e),                      // a partial last tile
+      permute_case({2 * w + 5 * v, n}, {1, 0}, e),
+      permute_case({3, n, w}, {0, 2, 1}, e),                            // NCHW -> NHWC, C = N
+      permute_case({3, w, n}, {0, 2, 1}, e),                            // and back
+      permute_case({2, 3, n, w / 2 + v}, {1, 0, 3, 2}, e),              // two batch dims, partial tiles
+      permute_case({3, n, w}, {0, 2, 1}, e, {0, w, 1}),                 // an expanded batch dim (stride 0)
+      permute_case({n, 3 * w}, {1, 0}, e, {3 * w + v, 1}),              // input lines with a gap
+      into_view(permute_case({3 * w, n}, {1, 0}, e), {3 * w + 4 * v, 1}, 2 * v, "buf[:, 2v:2v+3w]"),
+      into_view(permute_case({n, 3 * w}, {1, 0}, e), {n + 4, 1}, 4, "buf[:, 4:4+N]"),  // dense rows with a gap: not taken
   };
+}
+
+// The line counts narrow word tiles take, by element size: the shortest dense rows (12 bytes),
+// odd and even group counts, 16 (the narrow kernel's widest), past it below kNarrowDim (32
+// elements) and from it, up to 64-byte rows.
+std::vector<int64_t> narrow_word_line_counts(int e) {
+  return e == 1 ? std::vector<int64_t>{12, 16, 20, 28, 32, 64} : std::vector<int64_t>{10, 14, 16, 24, 32};
 }
 
 TEST(KernelsOnHost, NarrowWordTiles) {
   for (int e : {1, 2})
-    for (const Case& c : narrow_word_cases(e)) check_case(c);
+    for (int64_t n : narrow_word_line_counts(e))
+      for (const Case& c : narrow_word_cases(e, n)) check_case(c);
 }
 
 // Which plans narrow word tiles take: the first ten cases above; not dense rows with a gap (no
-// narrow plan), lines that end inside a chunk, N other than 16, 4-byte elements; the grid, and
-// the fill rule where no switch overrides it.
+// narrow plan), lines that end inside a chunk, rows that are not whole words or longer than 64
+// bytes, rows of 8 bytes, items shorter than a tile past 16 lines, 4-byte
+// elements; the grid, and the fill rule where no switch overrides it.
 TEST(KernelsOnHost, NarrowWordPlans) {
   if (torch_transpose::narrow_word_override() == torch_transpose::Override::Never) GTEST_SKIP() << "TORCH_TRANSPOSE_NARROW_WORDS=0";
   if (!torch_transpose::narrow_kernel_enabled()) GTEST_SKIP() << "TORCH_TRANSPOSE_NARROW_KERNEL=0";
   auto taken = [](const PlacedCase& placed, int e, dim3& grid) {
     torch_transpose::NarrowArgs narrow;
     bool dense_in = false;
-    return torch_transpose::make_narrow_args(placed.plan, placed.in_address, placed.out_address, narrow, dense_in) &&
+    return torch_transpose::make_narrow_args(placed.plan, placed.in_address, placed.out_address, narrow, dense_in,
+                                             torch_transpose::narrow_word_max_lines(e)) &&
            torch_transpose::make_narrow_word_grid(narrow, e, grid);
   };
   auto takes = [&](const Case& c, bool expected) {
     expect_taken(c, expected, [&](const PlacedCase& placed, dim3& grid) { return taken(placed, c.element_bytes, grid); });
   };
   for (int e : {1, 2}) {
-    const std::vector<Case> cases = narrow_word_cases(e);
-    for (size_t i = 0; i < cases.size(); ++i) takes(cases[i], i + 1 < cases.size());
-    const int64_t v = 16 / e;
+    for (int64_t n : narrow_word_line_counts(e)) {
+      const std::vector<Case> cases = narrow_word_cases(e, n);
+      for (size_t i = 0; i < cases.size(); ++i) takes(cases[i], i + 1 < cases.size());
+    }
+    const int64_t v = 16 / e, wide_per_tile = 256 / e;
     // Lines that end inside a chunk (their stride a whole number of chunks, so that the narrow
     // kernel takes them): odd and even lengths.
     takes(permute_case({16, 3000 * v + 1}, {1, 0}, e, {3001 * v, 1}), false);
     takes(permute_case({16, 3000 * v + 2}, {1, 0}, e, {3001 * v, 1}), false);
     takes(permute_case({16, 3000 * v}, {1, 0}, e, {3001 * v, 1}), true);  // and the same lines whole
-    takes(permute_case({15, 4096}, {1, 0}, e), false);          // N = 15
-    takes(permute_case({8, 8192}, {1, 0}, e), false);           // N = 8 (the interleave kernel's)
+    takes(permute_case({e == 1 ? 15 : 13, 4096}, {1, 0}, e), false);       // rows of 15 or 26 bytes: not whole words
+    takes(permute_case({64 / e + 4, 8192}, {1, 0}, e), false);              // rows of 68 or 72 bytes
+    // Past 16 lines, items of a whole tile along the wide dim and more.
+    takes(permute_case({64, 20, wide_per_tile}, {0, 2, 1}, e), true);
+    takes(permute_case({64, 20, wide_per_tile - v}, {0, 2, 1}, e), false);
+    takes(permute_case({64, 16, wide_per_tile - v}, {0, 2, 1}, e), true);  // 16 lines: any length
     // The grid: tiles along the wide dim (512 + v positions: 3 int8 tiles of 256, 5 2-byte ones
     // of 128, the last partial), batch items.
-    const PlacedCase placed = place(permute_case({2, 3, 16, 512 + v}, {1, 0, 3, 2}, e));
-    dim3 grid;
-    ASSERT_TRUE(taken(placed, e, grid));
-    EXPECT_EQ(grid.x, e == 1 ? 3u : 5u);
-    EXPECT_EQ(grid.y, 6u);
-    EXPECT_EQ(grid.z, 1u);
+    for (int64_t n : {int64_t{16}, int64_t{24}}) {
+      const PlacedCase placed = place(permute_case({2, 3, n, 512 + v}, {1, 0, 3, 2}, e));
+      dim3 grid;
+      ASSERT_TRUE(taken(placed, e, grid));
+      EXPECT_EQ(grid.x, e == 1 ? 3u : 5u);
+      EXPECT_EQ(grid.y, 6u);
+      EXPECT_EQ(grid.z, 1u);
+    }
   }
   takes(permute_case({16, 4096}, {1, 0}, 4), false);  // 4-byte elements: lean narrow tiles
+  takes(permute_case({12, 4096}, {1, 0}, 4), false);
+  // 8 int8 lines: rows of 8 bytes (the interleave kernel's; it takes 8 2-byte lines before these tiles).
+  takes(permute_case({8, 8192}, {1, 0}, 1), false);
   // The fill rule (narrow_word_fetch_256): 256-byte fills for lines in, not for dense in.
   if (std::getenv("TORCH_TRANSPOSE_NARROW_WORD_FETCH_256") == nullptr) {
     EXPECT_TRUE(torch_transpose::narrow_word_fetch_256(false));
