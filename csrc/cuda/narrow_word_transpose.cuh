@@ -80,11 +80,14 @@ inline bool narrow_word_fixed_lines() {
   return enabled;
 }
 
-// Threads a tile takes (four chunks each way per thread) and its shared memory (16 columns of N
-// chunks, each padded by one).
+// Chunks a column of the dense tile spans in shared memory (NarrowWordLayout): N where its
+// chunks are swizzled (N a multiple of 8), else N + 1 (constexpr: device code calls it too).
+constexpr uint32_t narrow_word_pitch(uint32_t n) { return n % 8 == 0 ? n : n + 1; }
+
+// Threads a tile takes (four chunks each way per thread) and its shared memory (16 columns).
 inline int narrow_word_threads(int n) { return 4 * n; }
 inline size_t narrow_word_smem_bytes(int n) {
-  return static_cast<size_t>(kNarrowWordColumns) * (n % 8 == 0 ? n : n + 1) * 16;
+  return static_cast<size_t>(kNarrowWordColumns) * narrow_word_pitch(static_cast<uint32_t>(n)) * 16;
 }
 
 // Whether the loads ask L2 for 256-byte fills (load_global's kFetch256), by direction: lines in
@@ -135,7 +138,7 @@ __device__ __forceinline__ void narrow_word_permute(Vec<uint32_t, 4> (&x)[4 / kE
 struct NarrowWordLayout {
   uint32_t groups, pitch, swizzle;  // G; chunks a column spans (N or N + 1); 7 or 0
   __device__ __forceinline__ static NarrowWordLayout of(uint32_t n, uint32_t groups) {
-    return n % 8 == 0 ? NarrowWordLayout{groups, n, 7} : NarrowWordLayout{groups, n + 1, 0};
+    return NarrowWordLayout{groups, narrow_word_pitch(n), n % 8 == 0 ? 7u : 0u};
   }
   __device__ __forceinline__ uint32_t word(uint32_t column, uint32_t position, uint32_t group) const {
     return column * pitch * 4 + ((position * groups + group) ^ ((column & swizzle) << 2));
