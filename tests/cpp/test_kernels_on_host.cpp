@@ -1327,10 +1327,47 @@ std::vector<int64_t> narrow_word_line_counts(int e) {
   return e == 1 ? std::vector<int64_t>{12, 16, 20, 28, 32, 64} : std::vector<int64_t>{10, 14, 16, 24, 32};
 }
 
+// Whether narrow word tiles take a placed case's plan (as the launchers ask: make_narrow_args
+// with their line limit, then make_narrow_word_grid), and their grid.
+bool narrow_word_tiles_take(const PlacedCase& placed, int e, dim3& grid) {
+  torch_transpose::NarrowArgs narrow;
+  bool dense_in = false;
+  return torch_transpose::make_narrow_args(placed.plan, placed.in_address, placed.out_address, narrow, dense_in,
+                                           torch_transpose::narrow_word_max_lines(e)) &&
+         torch_transpose::make_narrow_word_grid(narrow, e, grid);
+}
+
+void expect_narrow_word_tiles(const Case& c, bool expected) {
+  expect_taken(c, expected,
+               [&](const PlacedCase& placed, dim3& grid) { return narrow_word_tiles_take(placed, c.element_bytes, grid); });
+}
+
 TEST(KernelsOnHost, NarrowWordTiles) {
   for (int e : {1, 2})
     for (int64_t n : narrow_word_line_counts(e))
       for (const Case& c : narrow_word_cases(e, n)) check_case(c);
+}
+
+// Narrow plans that narrow word tiles refuse, past the narrow kernel's 16 lines: they go on to
+// gather, box and flat tiles below 32 elements (launch_narrow_or_flat), to span and square tiles
+// from 32 (launch_transpose). Rows that are not whole words, items shorter than a tile, rows of
+// more than 64 bytes, a wide dim that ends inside a chunk.
+TEST(KernelsOnHost, NarrowPlansNarrowWordTilesRefuse) {
+  for (int e : {1, 2}) {
+    const int64_t v = 16 / e, wide_per_tile = 256 / e;
+    for (const Case& c : {permute_case({e == 1 ? 18 : 17, 3 * wide_per_tile}, {1, 0}, e),  // rows of 18 or 34 bytes
+                          permute_case({3 * wide_per_tile, e == 1 ? 18 : 17}, {1, 0}, e),
+                          permute_case({64, 20, wide_per_tile - v}, {0, 2, 1}, e),         // items under a tile
+                          permute_case({64, wide_per_tile - v, 20}, {0, 2, 1}, e),
+                          permute_case({64 / e + 4, 3 * wide_per_tile}, {1, 0}, e),        // rows of 68 or 72 bytes
+                          permute_case({3 * wide_per_tile, 64 / e + 4}, {1, 0}, e),
+                          permute_case({24, 3 * wide_per_tile + 1}, {1, 0}, e),            // lines end inside a chunk
+                          permute_case({3 * wide_per_tile + 1, 24}, {1, 0}, e)}) {
+      const bool tiles_on = torch_transpose::narrow_word_override() != torch_transpose::Override::Never;
+      if (tiles_on) expect_narrow_word_tiles(c, false);
+      check_case(c);
+    }
+  }
 }
 
 // Which plans narrow word tiles take: the first ten cases above; not dense rows with a gap (no
@@ -1340,16 +1377,8 @@ TEST(KernelsOnHost, NarrowWordTiles) {
 TEST(KernelsOnHost, NarrowWordPlans) {
   if (torch_transpose::narrow_word_override() == torch_transpose::Override::Never) GTEST_SKIP() << "TORCH_TRANSPOSE_NARROW_WORDS=0";
   if (!torch_transpose::narrow_kernel_enabled()) GTEST_SKIP() << "TORCH_TRANSPOSE_NARROW_KERNEL=0";
-  auto taken = [](const PlacedCase& placed, int e, dim3& grid) {
-    torch_transpose::NarrowArgs narrow;
-    bool dense_in = false;
-    return torch_transpose::make_narrow_args(placed.plan, placed.in_address, placed.out_address, narrow, dense_in,
-                                             torch_transpose::narrow_word_max_lines(e)) &&
-           torch_transpose::make_narrow_word_grid(narrow, e, grid);
-  };
-  auto takes = [&](const Case& c, bool expected) {
-    expect_taken(c, expected, [&](const PlacedCase& placed, dim3& grid) { return taken(placed, c.element_bytes, grid); });
-  };
+  auto taken = narrow_word_tiles_take;
+  auto takes = expect_narrow_word_tiles;
   for (int e : {1, 2}) {
     for (int64_t n : narrow_word_line_counts(e)) {
       const std::vector<Case> cases = narrow_word_cases(e, n);
