@@ -1372,45 +1372,44 @@ TEST(KernelsOnHost, NarrowPlansNarrowWordTilesRefuse) {
 
 // Which plans narrow word tiles take: the first ten cases above; not dense rows with a gap (no
 // narrow plan), lines that end inside a chunk, rows that are not whole words or longer than 64
-// bytes, rows of 8 bytes, items shorter than a tile past 16 lines, 4-byte
-// elements; the grid, and the fill rule where no switch overrides it.
+// bytes, rows of 8 bytes, items shorter than a tile past 16 lines, 4-byte elements; the grid, and
+// the fill rule where no switch overrides it.
 TEST(KernelsOnHost, NarrowWordPlans) {
   if (torch_transpose::narrow_word_override() == torch_transpose::Override::Never) GTEST_SKIP() << "TORCH_TRANSPOSE_NARROW_WORDS=0";
   if (!torch_transpose::narrow_kernel_enabled()) GTEST_SKIP() << "TORCH_TRANSPOSE_NARROW_KERNEL=0";
-  auto taken = narrow_word_tiles_take;
-  auto takes = expect_narrow_word_tiles;
   for (int e : {1, 2}) {
     for (int64_t n : narrow_word_line_counts(e)) {
       const std::vector<Case> cases = narrow_word_cases(e, n);
-      for (size_t i = 0; i < cases.size(); ++i) takes(cases[i], i + 1 < cases.size());
+      for (size_t i = 0; i < cases.size(); ++i) expect_narrow_word_tiles(cases[i], i + 1 < cases.size());
     }
     const int64_t v = 16 / e, wide_per_tile = 256 / e;
     // Lines that end inside a chunk (their stride a whole number of chunks, so that the narrow
     // kernel takes them): odd and even lengths.
-    takes(permute_case({16, 3000 * v + 1}, {1, 0}, e, {3001 * v, 1}), false);
-    takes(permute_case({16, 3000 * v + 2}, {1, 0}, e, {3001 * v, 1}), false);
-    takes(permute_case({16, 3000 * v}, {1, 0}, e, {3001 * v, 1}), true);  // and the same lines whole
-    takes(permute_case({e == 1 ? 15 : 13, 4096}, {1, 0}, e), false);       // rows of 15 or 26 bytes: not whole words
-    takes(permute_case({64 / e + 4, 8192}, {1, 0}, e), false);              // rows of 68 or 72 bytes
+    expect_narrow_word_tiles(permute_case({16, 3000 * v + 1}, {1, 0}, e, {3001 * v, 1}), false);
+    expect_narrow_word_tiles(permute_case({16, 3000 * v + 2}, {1, 0}, e, {3001 * v, 1}), false);
+    expect_narrow_word_tiles(permute_case({16, 3000 * v}, {1, 0}, e, {3001 * v, 1}), true);  // and the same lines whole
+    // Rows of 15 or 26 bytes (not whole words), of 68 or 72 bytes.
+    expect_narrow_word_tiles(permute_case({e == 1 ? 15 : 13, 4096}, {1, 0}, e), false);
+    expect_narrow_word_tiles(permute_case({64 / e + 4, 8192}, {1, 0}, e), false);
     // Past 16 lines, items of a whole tile along the wide dim and more.
-    takes(permute_case({64, 20, wide_per_tile}, {0, 2, 1}, e), true);
-    takes(permute_case({64, 20, wide_per_tile - v}, {0, 2, 1}, e), false);
-    takes(permute_case({64, 16, wide_per_tile - v}, {0, 2, 1}, e), true);  // 16 lines: any length
+    expect_narrow_word_tiles(permute_case({64, 20, wide_per_tile}, {0, 2, 1}, e), true);
+    expect_narrow_word_tiles(permute_case({64, 20, wide_per_tile - v}, {0, 2, 1}, e), false);
+    expect_narrow_word_tiles(permute_case({64, 16, wide_per_tile - v}, {0, 2, 1}, e), true);  // 16 lines: any length
     // The grid: tiles along the wide dim (512 + v positions: 3 int8 tiles of 256, 5 2-byte ones
     // of 128, the last partial), batch items.
     for (int64_t n : {int64_t{16}, int64_t{24}}) {
       const PlacedCase placed = place(permute_case({2, 3, n, 512 + v}, {1, 0, 3, 2}, e));
       dim3 grid;
-      ASSERT_TRUE(taken(placed, e, grid));
+      ASSERT_TRUE(narrow_word_tiles_take(placed, e, grid));
       EXPECT_EQ(grid.x, e == 1 ? 3u : 5u);
       EXPECT_EQ(grid.y, 6u);
       EXPECT_EQ(grid.z, 1u);
     }
   }
-  takes(permute_case({16, 4096}, {1, 0}, 4), false);  // 4-byte elements: lean narrow tiles
-  takes(permute_case({12, 4096}, {1, 0}, 4), false);
+  expect_narrow_word_tiles(permute_case({16, 4096}, {1, 0}, 4), false);  // 4-byte elements: lean narrow tiles
+  expect_narrow_word_tiles(permute_case({12, 4096}, {1, 0}, 4), false);
   // 8 int8 lines: rows of 8 bytes (the interleave kernel's; it takes 8 2-byte lines before these tiles).
-  takes(permute_case({8, 8192}, {1, 0}, 1), false);
+  expect_narrow_word_tiles(permute_case({8, 8192}, {1, 0}, 1), false);
   // The fill rule (narrow_word_fetch_256): 256-byte fills for lines in, not for dense in.
   if (std::getenv("TORCH_TRANSPOSE_NARROW_WORD_FETCH_256") == nullptr) {
     EXPECT_TRUE(torch_transpose::narrow_word_fetch_256(false));
