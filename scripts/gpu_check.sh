@@ -187,7 +187,8 @@ done
 # the square tile kernel too (the library gives most of them realign window tiles); and with
 # whole-tile plans on the square tile kernel (the library gives them lean tiles); and with 16-line
 # narrow plans, short rows of 2^k vectors and window tile plans off their lean kernels, and with
-# gather tiles off (the box kernel then meets the 5-D layouts they take), all with plain loads
+# gather tiles off (the box kernel then meets the 5-D layouts they take, and window, realign
+# window and square tiles the wide ones of output rows that are not whole tiles), all with plain loads
 # rather than L2 evict_last ones.
 if [[ ${TEST_FILES:-} != none ]]; then
   older_paths=(TORCH_TRANSPOSE_DIRECT=0 TORCH_TRANSPOSE_NARROW_PAIRS=1 TORCH_TRANSPOSE_VECTOR_ROWS=0

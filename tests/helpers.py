@@ -86,3 +86,18 @@ def run_file_with_switches(test_file, switches, selection, passed):
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", test_file, "-k", selection],
                           env={**os.environ, **switches, RERUN_MARK: "1"}, capture_output=True, text=True)
     assert done.returncode == 0 and re.search(rf"\b{passed} passed", done.stdout), done.stdout[-2000:] + done.stderr[-2000:]
+
+
+def cuda_kernels_of(fn):
+    """The names of the CUDA kernels (and copies) that fn() launches (torch.profiler), for tests
+    that must reach one kernel: a route that silently went elsewhere would pass on values alone.
+    None where the profiler sees no CUDA activity at all (CUPTI cannot start, as under
+    compute-sanitizer): every CUDA op here launches something, so an empty list means a blind
+    profiler, not an answer."""
+    fn()  # the first call may choose, opt in or compile; profile a second one
+    torch.cuda.synchronize()
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
+        fn()
+        torch.cuda.synchronize()
+    names = [event.name for event in prof.events() if event.device_type == torch.autograd.DeviceType.CUDA]
+    return names or None

@@ -1,14 +1,15 @@
 """torch_transpose.permute and to_memory_format against native PyTorch, bit for bit."""
 import itertools
 import math
+import os
 import random
 
 import pytest
 import torch
 
 import torch_transpose as tt
-from helpers import (assert_bits_equal, assert_only_view_written, check_permute_into_view, poisoned, random_bits,
-                     run_file_with_switches)
+from helpers import (assert_bits_equal, assert_only_view_written, check_permute_into_view, cuda_kernels_of, poisoned,
+                     random_bits, run_file_with_switches)
 
 
 def reference(x, dims):
@@ -361,6 +362,53 @@ def test_gather_tiles_with_and_without_256_byte_fills(fetch_256):
     # without it by default, take both instantiations too.
     run_file_with_switches(__file__, {"TORCH_TRANSPOSE_GATHER_FETCH_256": fetch_256, "TORCH_TRANSPOSE_L2_EVICT_LAST": "1"},
                            "test_gather_tiles_over_the_outputs_run and cuda", 4)
+
+
+# Layouts whose fast dims are both 32 or more and whose output run continues b into other dims
+# that the input does not merge (the 4-D reversal's layout): output rows (b) of 35 and 33
+# elements (not whole 16-byte vectors), 40 (whole vectors from 2-byte elements on, but not whole
+# tiles) and 128 (whole tiles); a = 64, 80 (a partial a tile) and 96; runs of 1120 and 1056 (a
+# partial last run tile); a batch dim. On CUDA gather tiles take all but b = 128 by rule
+# (wants_gather_rows), b = 128 too under TORCH_TRANSPOSE_GATHER_ROWS=1, none under =0.
+RAGGED_ROW_LAYOUTS = [((35, 4, 8, 64), (3, 2, 1, 0)), ((35, 4, 8, 80), (3, 2, 1, 0)),
+                      ((2, 33, 4, 8, 96), (0, 4, 3, 2, 1)), ((40, 4, 8, 64), (3, 2, 1, 0)),
+                      ((128, 2, 4, 64), (3, 2, 1, 0))]
+
+
+def gather_tiles_expected(shape):
+    """Whether gather tiles should serve a RAGGED_ROW_LAYOUTS case under this process's switches."""
+    setting = os.environ.get("TORCH_TRANSPOSE_GATHER_ROWS")
+    if setting == "0" or os.environ.get("TORCH_TRANSPOSE_GATHER_TILE") == "0":
+        return False
+    whole_tile_rows = shape[-4] == 128  # b = the input's dim -4; 128 is whole tiles for every width
+    return not whole_tile_rows or setting == "1"
+
+
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.bfloat16, torch.float32, torch.float64], ids=str)
+def test_ragged_output_rows_over_the_outputs_run(device, dtype):
+    # Into a fresh tensor, into a guarded view whose rows keep the fresh layout's alignment (the
+    # outermost dim's slice 1..1+n of a poisoned buffer: gather tiles too), and into a view one
+    # element in from every edge (misaligned: other kernels).
+    for shape, dims in RAGGED_ROW_LAYOUTS:
+        x = random_bits(shape, dtype, device)
+        check_fresh_and_guarded_outputs(x, dims)
+        out_shape = tuple(shape[d] for d in dims)
+        buf = poisoned((out_shape[0] + 2, *out_shape[1:]), dtype, device)
+        check_permute_into_view(x, dims, buf, buf[1:1 + out_shape[0]])
+        kernels = cuda_kernels_of(lambda: tt.permute(x, dims)) if device == "cuda" else None
+        if kernels is not None:  # the route; None: no profiler (compute-sanitizer), values only
+            took_gather = any("gather_tile_transpose_kernel" in k for k in kernels)
+            assert took_gather == gather_tiles_expected(shape), kernels
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+@pytest.mark.parametrize("setting", ["0", "1"])
+def test_ragged_rows_switched(setting):
+    # TORCH_TRANSPOSE_GATHER_ROWS=0: window, realign window and square tiles take the layouts
+    # above; =1: gather tiles take b = 128 too.
+    run_file_with_switches(__file__, {"TORCH_TRANSPOSE_GATHER_ROWS": setting},
+                           "test_ragged_output_rows_over_the_outputs_run and cuda", 4)
 
 
 def check_output_in_aligned_window(x, dims, left):

@@ -14,7 +14,8 @@
 //                    several whole items a tile; and from input rows off the 16-byte grid,
 //                    items cut into parts of such rows),
 //                    gather_tile_transpose (a tile over a and the output's run of b and the
-//                    dims that continue it), box_tile_transpose (both fast dims whole in a
+//                    dims that continue it; from 32 elements, where output rows are not whole
+//                    tiles: the 4-D reversal), box_tile_transpose (both fast dims whole in a
 //                    tile with a chunk of a batch dim), flat_tile_transpose (any other fast
 //                    dim under 32 elements),
 //                    tma_byte_tile_transpose (1-byte plans with 16-byte vectors on sm_90 and
@@ -699,6 +700,11 @@ void launch_transpose(const LayoutPlan& plan, const T* in, T* out, cudaStream_t 
   if (launch_wide_narrow_words<T>(plan, f, in, out, stream)) return;
   if (launch_span_tiles<T, V>(plan, f, in, out, stream, sm_count)) return;
   if (launch_output_span_tiles<T, V>(plan, f, in, out, stream, sm_count)) return;
+  // Output rows that are not whole tiles, over an output run of several dims: gather tiles write
+  // whole tile rows of the run (wants_gather_rows says what that gained).
+  if (wants_gather_rows(V == kFullVector<T>, f.size_b, TileShape<sizeof(T)>::kTile) &&
+      launch_gather_tile<T>(plan, in, out, stream))
+    return;
   // Window tiles for rows without 16-byte vectors (4- and 8-byte elements; partial vectors:
   // window_for_half_vectors says why).
   if ((V == 1 || (V < kFullVector<T> && window_for_half_vectors())) && launch_window_tile<T>(plan, in, out, stream, sm_count))

@@ -12,6 +12,10 @@
 // their instructions per byte). Here the output's run is all of (i2, i0, i3, i1), 1.2 M elements,
 // so a tile writes 60 rows of 256 aligned bytes and reads 64 rows of 240 bytes (a whole), with the
 // lean tile's instruction stream plus one division per run dim for each row a thread loads.
+// The same holds where b is 32 or more but its rows are not whole tiles (wants_gather_rows): the
+// 4-D reversal of 63x64x64x256 writes rows of 63 floats, which window tiles shift to the sector
+// grid row by row; a gather tile writes 64 aligned elements of the run (63 of one row and one of
+// the next) whatever b.
 #pragma once
 
 #include "../env_switch.h"
@@ -62,6 +66,25 @@ struct GatherTileArgs {
   bool two_batch_dims = false;
 };
 
+// Plans whose fast dims are both 32 or more and whose output run continues b into other dims
+// take gather tiles where their output rows are not whole tiles: rows that are not whole 16-byte
+// vectors (window tiles shift each row's window to the sector grid) or that end inside a tile
+// (square tiles idle its last part). A gather tile writes whole tile rows of the run whatever b.
+// H200, same call, two rounds, ours / copy by GPU time, before -> gather tiles (bench/NOTES.md
+// v58): the 4-D reversal of 63x64x64x256 fp32 0.689 -> 0.940, bf16 0.413 -> 0.921, fp64 0.860 ->
+// 0.942, int8 (of 63x64x64x512) 0.164 -> 0.549; fp16 (2, 1, 0) of 50x512x1024 0.352 -> 0.941;
+// whole-vector rows: the reversal of 40x64x64x256 fp32 0.823 -> 0.951, bf16 0.63 -> 0.93, fp64
+// 0.555 -> 0.94, (2, 1, 0) of 96x256x1024 fp32 0.89 -> 0.975, bf16 0.90 -> 0.94.
+// TORCH_TRANSPOSE_GATHER_ROWS: 0 = none of them (window, realign window and square tiles), 1 =
+// whole tiles too (tests, A/B runs), unset = the rule.
+inline Override gather_rows_override() {
+  static const Override setting = env_override("TORCH_TRANSPOSE_GATHER_ROWS");
+  return setting;
+}
+inline bool wants_gather_rows(bool whole_vector_rows, int64_t size_b, int tile) {
+  return decide(gather_rows_override(), !whole_vector_rows || size_b % tile != 0);
+}
+
 // TORCH_TRANSPOSE_GATHER_FETCH_256: 1 or unset = the evict_last loads ask L2 for 256-byte fills,
 // 0 = they do not. Why: the 5-D permute's input rows are 240 bytes at 240-byte steps, so most
 // start and end inside a 128-byte line that the neighbouring row (often another block's) also
@@ -90,7 +113,8 @@ gather_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, cons
 // both fast dims, 32-bit offsets, a run of 2..kMaxGatherDims dims, at most two batch dims, a and
 // the run whole vectors, every stride and both bases 16-byte aligned, a grid within CUDA's limits.
 // The rule (where the switch is unset): a at least half a tile, so that input rows are at least
-// half a tile row long (the plans this replaces box tiles on; it is asked only where b < 32).
+// half a tile row long (the plans this replaces box tiles on, where b < 32; from b = 32 the
+// launcher asks only where wants_gather_rows does, and a is 32 or more there too).
 template <int kTile>
 bool make_gather_tile_args(const LayoutPlan& plan, uintptr_t in_address, uintptr_t out_address, int element_bytes,
                            GatherTileArgs& args, dim3& grid) {

@@ -955,6 +955,56 @@ TEST(KernelsOnHost, GatherTilePlans) {
   EXPECT_EQ(grid.z, 1u);
 }
 
+// Plans whose fast dims are both 32 or more over an output run that the input does not merge
+// (the 4-D reversal's layout): output rows (b) of 35 and 33 elements (not whole 16-byte vectors),
+// a = 64, 80 (a partial tile for 4- and 8-byte elements) and 96, runs of 1120 and 1056 (a partial
+// last run tile), one batch dim, an output view whose rows keep the fresh alignment, b = 40 (whole
+// vectors from 2-byte elements on, not whole tiles) and b = 128 (whole tiles). launch_transpose
+// asks gather tiles first for them (wants_gather_rows) where gather tiles are on (ctest's forced
+// run), window, realign window or square tiles take them otherwise.
+std::vector<Case> ragged_row_cases(int e) {
+  return {
+      permute_case({35, 4, 8, 64}, {3, 2, 1, 0}, e),
+      permute_case({35, 4, 8, 80}, {3, 2, 1, 0}, e),
+      permute_case({2, 33, 4, 8, 96}, {0, 4, 3, 2, 1}, e),
+      into_view(permute_case({35, 4, 8, 64}, {3, 2, 1, 0}, e), {1120, 140, 35, 1}, 1120, "buf[1:65] of 66x8x4x35"),
+      permute_case({40, 4, 8, 64}, {3, 2, 1, 0}, e),
+      permute_case({128, 2, 4, 64}, {3, 2, 1, 0}, e),
+  };
+}
+
+TEST(KernelsOnHost, GatherTilesForRaggedRows) {
+  for (int e : kWidths)
+    for (const Case& c : ragged_row_cases(e)) check_case(c);
+}
+
+// Which of them launch_transpose gives gather tiles (wants_gather_rows): all but b = 128 by
+// rule, for 1- to 8-byte elements; b = 128 too under TORCH_TRANSPOSE_GATHER_ROWS=1; none under =0.
+TEST(KernelsOnHost, RaggedRowPlans) {
+  if (torch_transpose::gather_tile_override() == torch_transpose::Override::Never)
+    GTEST_SKIP() << "TORCH_TRANSPOSE_GATHER_TILE=0";
+  const torch_transpose::Override setting = torch_transpose::gather_rows_override();
+  for (int e : {1, 2, 4, 8}) {
+    const int tile = e <= 2 ? 128 : 64;
+    const std::vector<Case> cases = ragged_row_cases(e);
+    for (size_t i = 0; i < cases.size(); ++i) {
+      const Case& c = cases[i];
+      const int64_t b = c.sizes.back();
+      const bool whole_vector_rows = b * e % 16 == 0;
+      const bool expected = setting == torch_transpose::Override::Always ||
+                            (setting == torch_transpose::Override::Rule && b != 128);
+      expect_taken(c, expected, [&](const PlacedCase& placed, dim3& grid) {
+        torch_transpose::GatherTileArgs args;
+        if (!torch_transpose::wants_gather_rows(whole_vector_rows, b, tile)) return false;
+        return tile == 128 ? torch_transpose::make_gather_tile_args<128>(placed.plan, placed.in_address,
+                                                                         placed.out_address, e, args, grid)
+                           : torch_transpose::make_gather_tile_args<64>(placed.plan, placed.in_address,
+                                                                        placed.out_address, e, args, grid);
+      });
+    }
+  }
+}
+
 // The narrow kernel (when TORCH_TRANSPOSE_NARROW_KERNEL is not 0; the flat tile kernel takes
 // these otherwise): both directions, narrow sizes 2..16 on both sides of the warp-pair threshold
 // (7; every size takes pairs under TORCH_TRANSPOSE_NARROW_PAIRS=1, as ctest's first run sets), a
