@@ -365,23 +365,28 @@ def test_gather_tiles_with_and_without_256_byte_fills(fetch_256):
 
 
 # Layouts whose fast dims are both 32 or more and whose output run continues b into other dims
-# that the input does not merge (the 4-D reversal's layout): output rows (b) of 35 and 33
-# elements (not whole 16-byte vectors), 40 (whole vectors from 2-byte elements on, but not whole
-# tiles) and 128 (whole tiles); a = 64, 80 (a partial a tile) and 96; runs of 1120 and 1056 (a
-# partial last run tile); a batch dim. On CUDA gather tiles take all but b = 128 by rule
-# (wants_gather_rows), b = 128 too under TORCH_TRANSPOSE_GATHER_ROWS=1, none under =0.
+# that the input does not merge (the 4-D reversal's layout): output rows (b) of 35, 33 and 40
+# elements (not whole 16-byte vectors for 1-byte elements; 40 is for wider ones, but not whole
+# tiles), 48 (whole vectors, not whole tiles), 136 (longer than a 1-byte tile, not whole 1-byte
+# vectors) and 128 (whole tiles); a = 64, 80 (a partial a tile) and 96; runs of 1120 and 1056 (a
+# partial last run tile); a batch dim. On CUDA gather tiles take by rule (wants_gather_rows) all
+# but b = 128 of 2- to 8-byte elements and b = 35, 33 and 40 of 1-byte ones; every layout under
+# TORCH_TRANSPOSE_GATHER_ROWS=1, none under =0.
 RAGGED_ROW_LAYOUTS = [((35, 4, 8, 64), (3, 2, 1, 0)), ((35, 4, 8, 80), (3, 2, 1, 0)),
                       ((2, 33, 4, 8, 96), (0, 4, 3, 2, 1)), ((40, 4, 8, 64), (3, 2, 1, 0)),
+                      ((48, 4, 8, 64), (3, 2, 1, 0)), ((136, 2, 4, 64), (3, 2, 1, 0)),
                       ((128, 2, 4, 64), (3, 2, 1, 0))]
 
 
-def gather_tiles_expected(shape):
+def gather_tiles_expected(dtype, shape):
     """Whether gather tiles should serve a RAGGED_ROW_LAYOUTS case under this process's switches."""
     setting = os.environ.get("TORCH_TRANSPOSE_GATHER_ROWS")
     if setting == "0" or os.environ.get("TORCH_TRANSPOSE_GATHER_TILE") == "0":
         return False
-    whole_tile_rows = shape[-4] == 128  # b = the input's dim -4; 128 is whole tiles for every width
-    return not whole_tile_rows or setting == "1"
+    if setting == "1":
+        return True
+    b = shape[-4]  # the input's dim -4 is the output's fast dim
+    return b in (35, 33, 40) if dtype.itemsize == 1 else b != 128
 
 
 @pytest.mark.parametrize("dtype", [torch.uint8, torch.bfloat16, torch.float32, torch.float64], ids=str)
@@ -398,15 +403,15 @@ def test_ragged_output_rows_over_the_outputs_run(device, dtype):
         kernels = cuda_kernels_of(lambda: tt.permute(x, dims)) if device == "cuda" else None
         if kernels is not None:  # the route; None: no profiler (compute-sanitizer), values only
             took_gather = any("gather_tile_transpose_kernel" in k for k in kernels)
-            assert took_gather == gather_tiles_expected(shape), kernels
+            assert took_gather == gather_tiles_expected(dtype, shape), kernels
 
 
 @pytest.mark.cuda
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 @pytest.mark.parametrize("setting", ["0", "1"])
 def test_ragged_rows_switched(setting):
-    # TORCH_TRANSPOSE_GATHER_ROWS=0: window, realign window and square tiles take the layouts
-    # above; =1: gather tiles take b = 128 too.
+    # TORCH_TRANSPOSE_GATHER_ROWS=0: window, realign window, square and TMA byte tiles take the
+    # layouts above; =1: gather tiles take every one of them.
     run_file_with_switches(__file__, {"TORCH_TRANSPOSE_GATHER_ROWS": setting},
                            "test_ragged_output_rows_over_the_outputs_run and cuda", 4)
 

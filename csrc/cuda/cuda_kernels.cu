@@ -702,7 +702,7 @@ void launch_transpose(const LayoutPlan& plan, const T* in, T* out, cudaStream_t 
   if (launch_output_span_tiles<T, V>(plan, f, in, out, stream, sm_count)) return;
   // Output rows that are not whole tiles, over an output run of several dims: gather tiles write
   // whole tile rows of the run (wants_gather_rows says what that gained).
-  if (wants_gather_rows(V == kFullVector<T>, f.size_b, TileShape<sizeof(T)>::kTile) &&
+  if (wants_gather_rows(sizeof(T), V == kFullVector<T>, f.size_b, TileShape<sizeof(T)>::kTile) &&
       launch_gather_tile<T>(plan, in, out, stream))
     return;
   // Window tiles for rows without 16-byte vectors (4- and 8-byte elements; partial vectors:

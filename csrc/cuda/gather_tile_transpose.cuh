@@ -67,22 +67,31 @@ struct GatherTileArgs {
 };
 
 // Plans whose fast dims are both 32 or more and whose output run continues b into other dims
-// take gather tiles where their output rows are not whole tiles: rows that are not whole 16-byte
-// vectors (window tiles shift each row's window to the sector grid) or that end inside a tile
-// (square tiles idle its last part). A gather tile writes whole tile rows of the run whatever b.
-// H200, same call, two rounds, ours / copy by GPU time, before -> gather tiles (bench/NOTES.md
-// v58): the 4-D reversal of 63x64x64x256 fp32 0.689 -> 0.940, bf16 0.413 -> 0.921, fp64 0.860 ->
-// 0.942, int8 (of 63x64x64x512) 0.164 -> 0.549; fp16 (2, 1, 0) of 50x512x1024 0.352 -> 0.941;
-// whole-vector rows: the reversal of 40x64x64x256 fp32 0.823 -> 0.951, bf16 0.63 -> 0.93, fp64
-// 0.555 -> 0.94, (2, 1, 0) of 96x256x1024 fp32 0.89 -> 0.975, bf16 0.90 -> 0.94.
-// TORCH_TRANSPOSE_GATHER_ROWS: 0 = none of them (window, realign window and square tiles), 1 =
-// whole tiles too (tests, A/B runs), unset = the rule.
+// take gather tiles where their output rows are not whole tiles (1-byte plans: below): rows that
+// are not whole 16-byte vectors (window tiles shift each row's window to the sector grid) or
+// that end inside a tile (square tiles idle its last part). A gather tile writes whole tile rows
+// of the run whatever b. H200, same call, two rounds, ours / copy by GPU time, before -> gather
+// tiles (bench/NOTES.md v58): the 4-D reversal of 63x64x64x256 fp32 0.689 -> 0.940, bf16 0.413 ->
+// 0.921, fp64 0.860 -> 0.942; fp16 (2, 1, 0) of 50x512x1024 0.352 -> 0.941; whole-vector rows:
+// the reversal of 40x64x64x256 fp32 0.823 -> 0.951, bf16 0.63 -> 0.93, fp64 0.555 -> 0.94,
+// (2, 1, 0) of 96x256x1024 fp32 0.89 -> 0.975, bf16 0.90 -> 0.94.
+// 1-byte gather tiles gather each 16-byte vector from shared memory byte by byte (0.55-0.64 of
+// copy whatever the layout), so 1-byte plans take them only for rows shorter than a tile that
+// are not whole vectors, where realign windows idle most of their 128-byte windows: the int8
+// reversal of 63x64x64x512 0.163 -> 0.549, (2, 1, 0) of 50x512x1024 0.143 -> 0.580. Elsewhere
+// they lost or were level (one round each): rows longer than a tile, (2, 1, 0) of 1000x1000x64
+// 0.573 -> 0.426, of 1000x1000x128 0.693 -> 0.596, the reversal of 200x32x32x512 0.526 -> 0.554;
+// whole-vector rows, off the copy engine's tiles, (2, 1, 0) of 96x256x1024 0.939 -> 0.609, of
+// 64x80x8192 0.738 -> 0.614.
+// TORCH_TRANSPOSE_GATHER_ROWS: 0 = none of them (window, realign window, square and TMA byte
+// tiles), 1 = every such plan that fits, whole tiles too (tests, A/B runs), unset = the rule.
 inline Override gather_rows_override() {
   static const Override setting = env_override("TORCH_TRANSPOSE_GATHER_ROWS");
   return setting;
 }
-inline bool wants_gather_rows(bool whole_vector_rows, int64_t size_b, int tile) {
-  return decide(gather_rows_override(), !whole_vector_rows || size_b % tile != 0);
+inline bool wants_gather_rows(int element_bytes, bool whole_vector_rows, int64_t size_b, int tile) {
+  const bool rule = element_bytes == 1 ? !whole_vector_rows && size_b < tile : !whole_vector_rows || size_b % tile != 0;
+  return decide(gather_rows_override(), rule);
 }
 
 // TORCH_TRANSPOSE_GATHER_FETCH_256: 1 or unset = the evict_last loads ask L2 for 256-byte fills,
@@ -114,7 +123,7 @@ gather_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, cons
 // the run whole vectors, every stride and both bases 16-byte aligned, a grid within CUDA's limits.
 // The rule (where the switch is unset): a at least half a tile, so that input rows are at least
 // half a tile row long (the plans this replaces box tiles on, where b < 32; from b = 32 the
-// launcher asks only where wants_gather_rows does, and a is 32 or more there too).
+// launcher asks only where wants_gather_rows does, under the same rule on a).
 template <int kTile>
 bool make_gather_tile_args(const LayoutPlan& plan, uintptr_t in_address, uintptr_t out_address, int element_bytes,
                            GatherTileArgs& args, dim3& grid) {

@@ -959,7 +959,8 @@ TEST(KernelsOnHost, GatherTilePlans) {
 // (the 4-D reversal's layout): output rows (b) of 35 and 33 elements (not whole 16-byte vectors),
 // a = 64, 80 (a partial tile for 4- and 8-byte elements) and 96, runs of 1120 and 1056 (a partial
 // last run tile), one batch dim, an output view whose rows keep the fresh alignment, b = 40 (whole
-// vectors from 2-byte elements on, not whole tiles) and b = 128 (whole tiles). launch_transpose
+// vectors from 2-byte elements on, not whole tiles), 48 (whole vectors, not whole tiles), 136 (not
+// whole 1-byte vectors, longer than a 1-byte tile) and 128 (whole tiles). launch_transpose
 // asks gather tiles first for them (wants_gather_rows) where gather tiles are on (ctest's forced
 // run), window, realign window or square tiles take them otherwise.
 std::vector<Case> ragged_row_cases(int e) {
@@ -969,6 +970,8 @@ std::vector<Case> ragged_row_cases(int e) {
       permute_case({2, 33, 4, 8, 96}, {0, 4, 3, 2, 1}, e),
       into_view(permute_case({35, 4, 8, 64}, {3, 2, 1, 0}, e), {1120, 140, 35, 1}, 1120, "buf[1:65] of 66x8x4x35"),
       permute_case({40, 4, 8, 64}, {3, 2, 1, 0}, e),
+      permute_case({48, 4, 8, 64}, {3, 2, 1, 0}, e),
+      permute_case({136, 2, 4, 64}, {3, 2, 1, 0}, e),
       permute_case({128, 2, 4, 64}, {3, 2, 1, 0}, e),
   };
 }
@@ -978,8 +981,9 @@ TEST(KernelsOnHost, GatherTilesForRaggedRows) {
     for (const Case& c : ragged_row_cases(e)) check_case(c);
 }
 
-// Which of them launch_transpose gives gather tiles (wants_gather_rows): all but b = 128 by
-// rule, for 1- to 8-byte elements; b = 128 too under TORCH_TRANSPOSE_GATHER_ROWS=1; none under =0.
+// Which of them launch_transpose gives gather tiles (wants_gather_rows): by rule all but b = 128
+// for 2- to 8-byte elements, b = 35, 33 and 40 for 1-byte ones (rows shorter than a tile, not whole
+// vectors); every one under TORCH_TRANSPOSE_GATHER_ROWS=1; none under =0.
 TEST(KernelsOnHost, RaggedRowPlans) {
   if (torch_transpose::gather_tile_override() == torch_transpose::Override::Never)
     GTEST_SKIP() << "TORCH_TRANSPOSE_GATHER_TILE=0";
@@ -991,11 +995,12 @@ TEST(KernelsOnHost, RaggedRowPlans) {
       const Case& c = cases[i];
       const int64_t b = c.sizes.back();
       const bool whole_vector_rows = b * e % 16 == 0;
+      const bool by_rule = e == 1 ? b == 35 || b == 33 || b == 40 : b != 128;
       const bool expected = setting == torch_transpose::Override::Always ||
-                            (setting == torch_transpose::Override::Rule && b != 128);
+                            (setting == torch_transpose::Override::Rule && by_rule);
       expect_taken(c, expected, [&](const PlacedCase& placed, dim3& grid) {
         torch_transpose::GatherTileArgs args;
-        if (!torch_transpose::wants_gather_rows(whole_vector_rows, b, tile)) return false;
+        if (!torch_transpose::wants_gather_rows(e, whole_vector_rows, b, tile)) return false;
         return tile == 128 ? torch_transpose::make_gather_tile_args<128>(placed.plan, placed.in_address,
                                                                          placed.out_address, e, args, grid)
                            : torch_transpose::make_gather_tile_args<64>(placed.plan, placed.in_address,
