@@ -365,13 +365,13 @@ def test_gather_tiles_with_and_without_256_byte_fills(fetch_256):
 
 
 # Layouts whose fast dims are both 32 or more and whose output run continues b into other dims
-# that the input does not merge (the 4-D reversal's layout): output rows (b) of 35, 33 and 40
-# elements (not whole 16-byte vectors for 1-byte elements; 40 is for wider ones, but not whole
-# tiles), 48 (whole vectors, not whole tiles), 136 (longer than a 1-byte tile, not whole 1-byte
-# vectors) and 128 (whole tiles); a = 64, 80 (a partial a tile) and 96; runs of 1120 and 1056 (a
-# partial last run tile); a batch dim. On CUDA gather tiles take by rule (wants_gather_rows) all
-# but b = 128 of 2- to 8-byte elements and b = 35, 33 and 40 of 1-byte ones; every layout under
-# TORCH_TRANSPOSE_GATHER_ROWS=1, none under =0.
+# that the input does not merge (the 4-D reversal's layout): output rows (b) of 35 and 33
+# elements (not whole 16-byte vectors in any width), 40 (whole vectors from 2-byte elements on,
+# not whole tiles; not whole 1-byte vectors), 48 (whole vectors, not whole tiles), 136 (longer
+# than a 1-byte tile, not whole 1-byte vectors) and 128 (whole tiles); a = 64, 80 (a partial a
+# tile) and 96; runs of 1120 and 1056 (a partial last run tile); a batch dim. On CUDA gather
+# tiles take by rule (wants_gather_rows) all but b = 128 of 2- to 8-byte elements and b = 35, 33
+# and 40 of 1-byte ones; every layout under TORCH_TRANSPOSE_GATHER_ROWS=1, none under =0.
 RAGGED_ROW_LAYOUTS = [((35, 4, 8, 64), (3, 2, 1, 0)), ((35, 4, 8, 80), (3, 2, 1, 0)),
                       ((2, 33, 4, 8, 96), (0, 4, 3, 2, 1)), ((40, 4, 8, 64), (3, 2, 1, 0)),
                       ((48, 4, 8, 64), (3, 2, 1, 0)), ((136, 2, 4, 64), (3, 2, 1, 0)),
