@@ -915,6 +915,22 @@ TEST(KernelsOnHost, GatherTiles) {
     for (const Case& c : gather_cases(e)) check_case(c);
 }
 
+// The side of the gather tiles that launch_gather_tile gives e-byte elements (its TileShape; 16-byte
+// elements take none, and make_gather_tile_args refuses them whatever the side).
+int gather_tile_side(int e) {
+  return e <= 2 ? torch_transpose::TileShape<2>::kTile : torch_transpose::TileShape<4>::kTile;
+}
+
+// Whether gather tiles of that side fit a placed case (make_gather_tile_args), and their grid.
+bool gather_tiles_fit(const PlacedCase& placed, int e, dim3& grid) {
+  torch_transpose::GatherTileArgs args;
+  return gather_tile_side(e) == torch_transpose::TileShape<2>::kTile
+             ? torch_transpose::make_gather_tile_args<torch_transpose::TileShape<2>::kTile>(
+                   placed.plan, placed.in_address, placed.out_address, e, args, grid)
+             : torch_transpose::make_gather_tile_args<torch_transpose::TileShape<4>::kTile>(
+                   placed.plan, placed.in_address, placed.out_address, e, args, grid);
+}
+
 // Which of those plans gather tiles take (unless TORCH_TRANSPOSE_GATHER_TILE=0): all but the last
 // two for 1-, 2-, 4- and 8-byte elements, except the 5-D shape's a = 60 for 1- and 2-byte
 // elements (no whole 16-byte vectors) and a = 48 for them (tiles of 128: the rule asks a to fill
@@ -923,14 +939,8 @@ TEST(KernelsOnHost, GatherTilePlans) {
   const torch_transpose::Override setting = torch_transpose::gather_tile_override();
   if (setting == torch_transpose::Override::Never) GTEST_SKIP() << "TORCH_TRANSPOSE_GATHER_TILE=0";
   auto takes = [](const Case& c, bool expected) {
-    expect_taken(c, expected, [&](const PlacedCase& placed, dim3& grid) {
-      torch_transpose::GatherTileArgs args;
-      const int e = c.element_bytes;
-      return e <= 2 ? torch_transpose::make_gather_tile_args<128>(placed.plan, placed.in_address, placed.out_address, e,
-                                                                 args, grid)
-                    : torch_transpose::make_gather_tile_args<64>(placed.plan, placed.in_address, placed.out_address, e,
-                                                                args, grid);
-    });
+    expect_taken(c, expected,
+                 [&](const PlacedCase& placed, dim3& grid) { return gather_tiles_fit(placed, c.element_bytes, grid); });
   };
   for (int e : kWidths) {
     const std::vector<Case> cases = gather_cases(e);
@@ -989,22 +999,15 @@ TEST(KernelsOnHost, RaggedRowPlans) {
     GTEST_SKIP() << "TORCH_TRANSPOSE_GATHER_TILE=0";
   const torch_transpose::Override setting = torch_transpose::gather_rows_override();
   for (int e : {1, 2, 4, 8}) {
-    const int tile = e <= 2 ? 128 : 64;
-    const std::vector<Case> cases = ragged_row_cases(e);
-    for (size_t i = 0; i < cases.size(); ++i) {
-      const Case& c = cases[i];
+    for (const Case& c : ragged_row_cases(e)) {
       const int64_t b = c.sizes.back();
       const bool whole_vector_rows = b * e % 16 == 0;
       const bool by_rule = e == 1 ? b == 35 || b == 33 || b == 40 : b != 128;
       const bool expected = setting == torch_transpose::Override::Always ||
                             (setting == torch_transpose::Override::Rule && by_rule);
       expect_taken(c, expected, [&](const PlacedCase& placed, dim3& grid) {
-        torch_transpose::GatherTileArgs args;
-        if (!torch_transpose::wants_gather_rows(e, whole_vector_rows, b, tile)) return false;
-        return tile == 128 ? torch_transpose::make_gather_tile_args<128>(placed.plan, placed.in_address,
-                                                                         placed.out_address, e, args, grid)
-                           : torch_transpose::make_gather_tile_args<64>(placed.plan, placed.in_address,
-                                                                        placed.out_address, e, args, grid);
+        return torch_transpose::wants_gather_rows(e, whole_vector_rows, b, gather_tile_side(e)) &&
+               gather_tiles_fit(placed, e, grid);
       });
     }
   }
