@@ -357,11 +357,13 @@ def test_gather_tiles_over_the_outputs_run(device, dtype):
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 @pytest.mark.parametrize("fetch_256", ["0", "1"])
 def test_gather_tiles_with_and_without_256_byte_fills(fetch_256):
-    # TORCH_TRANSPOSE_GATHER_FETCH_256: the gather tiles' evict_last loads ask L2 for 256-byte
-    # fills by default; 0 turns them off. evict_last is forced so that 2-byte tiles, which load
-    # without it by default, take both instantiations too.
+    # TORCH_TRANSPOSE_GATHER_FETCH_256: whether the gather tiles' evict_last loads ask L2 for
+    # 256-byte fills (by default the 5-D route's do, and the ragged rows' of 2-byte elements:
+    # gather_loads). evict_last is forced so that 2-byte tiles of the 5-D route, which
+    # load without it by default, take both instantiations too; the ragged rows' cases run along.
     run_file_with_switches(__file__, {"TORCH_TRANSPOSE_GATHER_FETCH_256": fetch_256, "TORCH_TRANSPOSE_L2_EVICT_LAST": "1"},
-                           "test_gather_tiles_over_the_outputs_run and cuda", 4)
+                           "(test_gather_tiles_over_the_outputs_run or test_ragged_output_rows_over_the_outputs_run) and cuda",
+                           8)
 
 
 # Layouts whose fast dims are both 32 or more and whose output run continues b into other dims

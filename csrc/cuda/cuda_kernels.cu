@@ -165,9 +165,11 @@ bool launch_box_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_t s
   return true;
 }
 
-// Gather tiles (gather_tile_transpose.cuh) for plans that fit them; false otherwise.
+// Gather tiles (gather_tile_transpose.cuh) for plans that fit them; false otherwise. ragged_rows:
+// the launcher asks for output rows that are not whole tiles (wants_gather_rows), which load
+// by a rule of their own (gather_loads).
 template <typename T>
-bool launch_gather_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_t stream) {
+bool launch_gather_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_t stream, bool ragged_rows) {
   if constexpr (sizeof(T) > 8) {  // no 16-byte vectors of several elements
     return false;
   } else {
@@ -183,11 +185,11 @@ bool launch_gather_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_
         launch_kernel(gather_tile_transpose_kernel<T, kV, kTile, kTwoBatchDims.value, kEvictLast.value, kFetch256.value>,
                       grid, kThreads, smem, stream, in, out, args);
       };
-      // The lean tiles' rule: evict_last loads but for 2-byte elements; 256-byte fills come with
-      // evict_last loads only, unless switched off (gather_fetch_256).
-      with_bool(l2_evict_last_loads(sizeof(T) != 2), [&](auto kEvictLast) {
+      // 256-byte fills come with evict_last loads only.
+      const GatherLoads loads = gather_loads(sizeof(T), ragged_rows);
+      with_bool(loads.evict_last, [&](auto kEvictLast) {
         if constexpr (kEvictLast.value) {
-          with_bool(gather_fetch_256(), [&](auto kFetch256) { launch(kEvictLast, kFetch256); });
+          with_bool(loads.fetch_256, [&](auto kFetch256) { launch(kEvictLast, kFetch256); });
         } else {
           launch(kEvictLast, std::false_type{});
         }
@@ -352,7 +354,7 @@ void launch_narrow_or_flat(const LayoutPlan& plan, const T* in, T* out, cudaStre
     if (narrow && launch_narrow_words<T>(args, dense_in, in, out, stream)) return;
   }
   if (!narrow || args.n > kNarrowMax) {
-    if (launch_gather_tile<T>(plan, in, out, stream)) return;
+    if (launch_gather_tile<T>(plan, in, out, stream, /*ragged_rows=*/false)) return;
     if (launch_box_tile<T>(plan, in, out, stream, sm_count)) return;
     return launch_flat_tile<T>(plan, in, out, stream, sm_count);
   }
@@ -703,7 +705,7 @@ void launch_transpose(const LayoutPlan& plan, const T* in, T* out, cudaStream_t 
   // Output rows that are not whole tiles, over an output run of several dims: gather tiles write
   // whole tile rows of the run (wants_gather_rows says what that gained).
   if (wants_gather_rows(sizeof(T), V == kFullVector<T>, f.size_b, TileShape<sizeof(T)>::kTile) &&
-      launch_gather_tile<T>(plan, in, out, stream))
+      launch_gather_tile<T>(plan, in, out, stream, /*ragged_rows=*/true))
     return;
   // Window tiles for rows without 16-byte vectors (4- and 8-byte elements; partial vectors:
   // window_for_half_vectors says why).

@@ -94,14 +94,35 @@ inline bool wants_gather_rows(int element_bytes, bool whole_vector_rows, int64_t
   return decide(gather_rows_override(), rule);
 }
 
-// TORCH_TRANSPOSE_GATHER_FETCH_256: 1 or unset = the evict_last loads ask L2 for 256-byte fills,
-// 0 = they do not. Why: the 5-D permute's input rows are 240 bytes at 240-byte steps, so most
-// start and end inside a 128-byte line that the neighbouring row (often another block's) also
-// reads; fetching both lines at once presumably spares L2 a second miss (not measured). A/B (H200,
-// bench/NOTES.md v41, GPU time, 3 rounds): fp32 5-D 0.948 -> 0.959-0.960 of copy.
-inline bool gather_fetch_256() {
+// TORCH_TRANSPOSE_GATHER_FETCH_256: 1 = the evict_last loads ask L2 for 256-byte fills, 0 = they
+// do not, unset = gather_loads' rule. Why: the 5-D permute's input rows are 240 bytes at 240-byte
+// steps, so most start and end inside a 128-byte line that the neighbouring row (often another
+// block's) also reads; fetching both lines at once presumably spares L2 a second miss (not
+// measured). A/B (H200, bench/NOTES.md v41, GPU time, 3 rounds): fp32 5-D 0.948 -> 0.959-0.960
+// of copy.
+inline bool gather_fetch_256(bool rule) {
   static const Override setting = env_override("TORCH_TRANSPOSE_GATHER_FETCH_256");
-  return decide(setting, true);
+  return decide(setting, rule);
+}
+
+// How gather tiles load, by the route that asked for them: plans with a fast dim below 32 (the
+// 5-D permute's, in place of box tiles) or output rows that are not whole tiles
+// (wants_gather_rows). The first take the lean tiles' rule (evict_last loads but for 2-byte
+// elements) with 256-byte fills. The second take evict_last loads in every width, and 256-byte
+// fills for 2-byte elements only. H200, GPU time, two rounds, ratio to copy, the first rule ->
+// this one, measured in one call on one build as switch settings (bench/NOTES.md v59): fills off,
+// the 4-D reversal of 63x64x64x256 fp64 0.942 -> 0.950, fp32 0.951 -> 0.961, 40x64x64x256 fp64
+// 0.940 -> 0.950, fp32 0.943 -> 0.950, (2, 1, 0) of 96x256x1024 fp32 level (0.977); evict_last
+// loads, bf16 63x64x64x256 0.910-0.922 -> 0.924-0.940, fp16 (2, 1, 0) of 50x512x1024 0.942 ->
+// 0.950, bf16 of 1000x1000x64 0.850 -> 0.882. 1-byte (another call): fills off, the reversal of
+// 63x64x64x512 0.547 -> 0.580, 33x64x64x512 0.575 -> 0.593, 35x128x64x384 0.551 -> 0.588, (2, 1, 0)
+// of 50x512x1024 0.576-0.585 -> 0.570.
+struct GatherLoads {
+  bool evict_last, fetch_256;
+};
+inline GatherLoads gather_loads(int element_bytes, bool ragged_rows) {
+  const bool evict_last = l2_evict_last_loads(ragged_rows || element_bytes != 2);
+  return {evict_last, evict_last && gather_fetch_256(!ragged_rows || element_bytes == 2)};
 }
 
 template <typename T, int V, int kTile, bool kTwoBatchDims, bool kEvictLast, bool kFetch256>

@@ -1013,6 +1013,37 @@ TEST(KernelsOnHost, RaggedRowPlans) {
   }
 }
 
+// How gather tiles load (gather_loads), per width and route: by rule, plans from the 5-D route
+// take evict_last loads but for 2-byte elements, with 256-byte fills; ragged rows take evict_last
+// loads in every width, with fills for 2-byte elements only. The switches override each
+// part: TORCH_TRANSPOSE_L2_EVICT_LAST the loads (fills come with evict_last loads only),
+// TORCH_TRANSPOSE_GATHER_FETCH_256 the fills (ctest's forced run sets it to 0).
+TEST(KernelsOnHost, GatherLoadsByRoute) {
+  const torch_transpose::Override evict_setting = torch_transpose::env_override("TORCH_TRANSPOSE_L2_EVICT_LAST");
+  const torch_transpose::Override fetch_setting = torch_transpose::env_override("TORCH_TRANSPOSE_GATHER_FETCH_256");
+  for (int e : {1, 2, 4, 8}) {
+    for (bool ragged_rows : {false, true}) {
+      const bool evict_last = torch_transpose::decide(evict_setting, ragged_rows || e != 2);
+      const bool fetch_256 = evict_last && torch_transpose::decide(fetch_setting, !ragged_rows || e == 2);
+      const torch_transpose::GatherLoads loads = torch_transpose::gather_loads(e, ragged_rows);
+      EXPECT_EQ(loads.evict_last, evict_last) << e << "-byte elements, ragged rows " << ragged_rows;
+      EXPECT_EQ(loads.fetch_256, fetch_256) << e << "-byte elements, ragged rows " << ragged_rows;
+    }
+  }
+  if (evict_setting == torch_transpose::Override::Rule && fetch_setting == torch_transpose::Override::Rule) {
+    // The rule itself, spelled out: 2-byte 5-D plans plain, ragged rows with fills for 2-byte elements alone.
+    EXPECT_FALSE(torch_transpose::gather_loads(2, false).evict_last);
+    EXPECT_TRUE(torch_transpose::gather_loads(2, true).fetch_256);
+    EXPECT_TRUE(torch_transpose::gather_loads(1, false).fetch_256);
+    EXPECT_TRUE(torch_transpose::gather_loads(1, true).evict_last);
+    EXPECT_FALSE(torch_transpose::gather_loads(1, true).fetch_256);
+    EXPECT_TRUE(torch_transpose::gather_loads(4, false).fetch_256);
+    EXPECT_FALSE(torch_transpose::gather_loads(4, true).fetch_256);
+    EXPECT_TRUE(torch_transpose::gather_loads(8, true).evict_last);
+    EXPECT_FALSE(torch_transpose::gather_loads(8, true).fetch_256);
+  }
+}
+
 // The narrow kernel (when TORCH_TRANSPOSE_NARROW_KERNEL is not 0; the flat tile kernel takes
 // these otherwise): both directions, narrow sizes 2..16 on both sides of the warp-pair threshold
 // (7; every size takes pairs under TORCH_TRANSPOSE_NARROW_PAIRS=1, as ctest's first run sets), a
