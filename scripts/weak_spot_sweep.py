@@ -37,6 +37,8 @@ DEFAULT_SHAPES = ",".join([
     "fp32 32x112x112x10:0,3,1,2", "fp32 32x10x112x112:0,2,3,1", "int8 64x224x224x5:0,3,1,2",
     "bf16 32x112x112x6:0,3,1,2", "fp32 63x64x64x256:3,2,1,0", "bf16 1000x100x100",
     "bf16 64x12x197x197", "int8 4096x96x96", "fp32 100000x7x9", "fp16 128x3x224x224:0,2,3,1",
+    # seen in session 56 (bench/NOTES.md v59): box tiles on a = 60 bf16; 1-byte square edge tiles
+    "bf16 20x30x40x50x60:4,2,0,3,1", "int8 48x64x64x512:3,2,1,0",
 ])
 
 
