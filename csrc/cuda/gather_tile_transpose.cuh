@@ -75,9 +75,11 @@ struct GatherTileArgs {
 // 0.921, fp64 0.860 -> 0.942; fp16 (2, 1, 0) of 50x512x1024 0.352 -> 0.941; whole-vector rows:
 // the reversal of 40x64x64x256 fp32 0.823 -> 0.951, bf16 0.63 -> 0.93, fp64 0.555 -> 0.94,
 // (2, 1, 0) of 96x256x1024 fp32 0.89 -> 0.975, bf16 0.90 -> 0.94.
-// 1-byte gather tiles gather each 16-byte vector from shared memory byte by byte (0.55-0.64 of
-// copy whatever the layout), so 1-byte plans take them only for rows shorter than a tile that
-// are not whole vectors, where realign windows idle most of their 128-byte windows: the int8
+// 1-byte gather tiles run at 0.55-0.64 of copy whatever the layout; not, as far as measured,
+// for their byte-by-byte gather from shared memory: lean tiles share that tile body and reach
+// 0.88 on the reversal of 128x64x64x512 (the gather kernel's edge path takes 72 registers against
+// lean's 32-36; bench/NOTES.md v59). So 1-byte plans take them only for rows shorter than a tile
+// that are not whole vectors, where realign windows idle most of their 128-byte windows: the int8
 // reversal of 63x64x64x512 0.163 -> 0.549, (2, 1, 0) of 50x512x1024 0.143 -> 0.580. Elsewhere
 // they lost or were level (one round each): rows longer than a tile, (2, 1, 0) of 1000x1000x64
 // 0.573 -> 0.426, of 1000x1000x128 0.693 -> 0.596, the reversal of 200x32x32x512 0.526 -> 0.554;
