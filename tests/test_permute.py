@@ -371,13 +371,18 @@ def test_gather_tiles_with_and_without_256_byte_fills(fetch_256):
 # elements (not whole 16-byte vectors in any width), 40 (whole vectors from 2-byte elements on,
 # not whole tiles; not whole 1-byte vectors), 48 (whole vectors, not whole tiles), 136 (longer
 # than a 1-byte tile, not whole 1-byte vectors) and 128 (whole tiles); a = 64, 80 (a partial a
-# tile) and 96; runs of 1120 and 1056 (a partial last run tile); a batch dim. On CUDA gather
-# tiles take by rule (wants_gather_rows) all but b = 128 of 2- to 8-byte elements and b = 35, 33
-# and 40 of 1-byte ones; every layout under TORCH_TRANSPOSE_GATHER_ROWS=1, none under =0.
+# tile), 96 and 256 (over b = 40, 48 and 128: a and the run whole tiles in every width, so gather
+# tiles run without their edge path, gather_whole_tiles, as 4- and 8-byte ones do on a = 64 but
+# over b = 35); runs of 1120 and 1056 (a partial last run tile); a batch dim. On CUDA gather
+# tiles take by rule (wants_gather_rows) all but b = 128 of 2- to 8-byte elements; of 1-byte
+# ones b = 35, 33 and 40, and b = 48 over a = 256 (whole tiles, unless
+# TORCH_TRANSPOSE_GATHER_WHOLE_TILES=0); every layout under TORCH_TRANSPOSE_GATHER_ROWS=1, none
+# under =0.
 RAGGED_ROW_LAYOUTS = [((35, 4, 8, 64), (3, 2, 1, 0)), ((35, 4, 8, 80), (3, 2, 1, 0)),
                       ((2, 33, 4, 8, 96), (0, 4, 3, 2, 1)), ((40, 4, 8, 64), (3, 2, 1, 0)),
                       ((48, 4, 8, 64), (3, 2, 1, 0)), ((136, 2, 4, 64), (3, 2, 1, 0)),
-                      ((128, 2, 4, 64), (3, 2, 1, 0))]
+                      ((128, 2, 4, 256), (3, 2, 1, 0)), ((40, 4, 8, 256), (3, 2, 1, 0)),
+                      ((48, 4, 8, 256), (3, 2, 1, 0))]
 
 
 def gather_tiles_expected(dtype, shape):
@@ -388,7 +393,26 @@ def gather_tiles_expected(dtype, shape):
     if setting == "1":
         return True
     b = shape[-4]  # the input's dim -4 is the output's fast dim
-    return b in (35, 33, 40) if dtype.itemsize == 1 else b != 128
+    if dtype.itemsize > 1:
+        return b != 128
+    return b in (35, 33, 40) or (b == 48 and gather_without_edge_path_expected(dtype, shape))
+
+
+def gather_without_edge_path_expected(dtype, shape):
+    """Whether gather tiles serving a RAGGED_ROW_LAYOUTS case should take the kernel without an
+    edge path (gather_whole_tiles): a (the input's last dim) and the run (the three before it)
+    whole tiles of 128 (1- and 2-byte elements) or 64, unless TORCH_TRANSPOSE_GATHER_WHOLE_TILES=0."""
+    tile = 128 if dtype.itemsize <= 2 else 64
+    run = shape[-4] * shape[-3] * shape[-2]
+    return os.environ.get("TORCH_TRANSPOSE_GATHER_WHOLE_TILES") != "0" and shape[-1] % tile == 0 and run % tile == 0
+
+
+def gather_kernel_flags(kernel_name):
+    """The bool template arguments of a gather tile kernel's name as the profiler gives it
+    (...gather_tile_transpose_kernel<float, 4, 64, false, true, false, true>(...)): two batch
+    dims, evict_last, 256-byte fills, no edge path."""
+    args = kernel_name.split("gather_tile_transpose_kernel<", 1)[1].split(">", 1)[0].split(",")
+    return [a.strip() == "true" for a in args[3:]]
 
 
 @pytest.mark.parametrize("dtype", [torch.uint8, torch.bfloat16, torch.float32, torch.float64], ids=str)
@@ -404,18 +428,22 @@ def test_ragged_output_rows_over_the_outputs_run(device, dtype):
         check_permute_into_view(x, dims, buf, buf[1:1 + out_shape[0]])
         kernels = cuda_kernels_of(lambda: tt.permute(x, dims)) if device == "cuda" else None
         if kernels is not None:  # the route; None: no profiler (compute-sanitizer), values only
-            took_gather = any("gather_tile_transpose_kernel" in k for k in kernels)
-            assert took_gather == gather_tiles_expected(dtype, shape), kernels
+            gather = [k for k in kernels if "gather_tile_transpose_kernel" in k]
+            assert bool(gather) == gather_tiles_expected(dtype, shape), kernels
+            if gather:
+                assert gather_kernel_flags(gather[0])[3] == gather_without_edge_path_expected(dtype, shape), gather
 
 
 @pytest.mark.cuda
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
-@pytest.mark.parametrize("setting", ["0", "1"])
-def test_ragged_rows_switched(setting):
+@pytest.mark.parametrize("switches", [{"TORCH_TRANSPOSE_GATHER_ROWS": "0"}, {"TORCH_TRANSPOSE_GATHER_ROWS": "1"},
+                                      {"TORCH_TRANSPOSE_GATHER_ROWS": "1", "TORCH_TRANSPOSE_GATHER_WHOLE_TILES": "0"}],
+                         ids=["rows_off", "rows_on", "rows_on_edge_path_kept"])
+def test_ragged_rows_switched(switches):
     # TORCH_TRANSPOSE_GATHER_ROWS=0: window, realign window, square and TMA byte tiles take the
-    # layouts above; =1: gather tiles take every one of them.
-    run_file_with_switches(__file__, {"TORCH_TRANSPOSE_GATHER_ROWS": setting},
-                           "test_ragged_output_rows_over_the_outputs_run and cuda", 4)
+    # layouts above; =1: gather tiles take every one of them, and with
+    # TORCH_TRANSPOSE_GATHER_WHOLE_TILES=0 also the whole-tile ones through the kernel with an edge path.
+    run_file_with_switches(__file__, switches, "test_ragged_output_rows_over_the_outputs_run and cuda", 4)
 
 
 def check_output_in_aligned_window(x, dims, left):

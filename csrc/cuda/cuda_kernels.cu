@@ -167,9 +167,11 @@ bool launch_box_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_t s
 
 // Gather tiles (gather_tile_transpose.cuh) for plans that fit them; false otherwise. ragged_rows:
 // the launcher asks for output rows that are not whole tiles (wants_gather_rows), which load
-// by a rule of their own (gather_loads).
+// by a rule of their own (gather_loads). whole_tiles_only: only plans whose a and run are whole
+// tiles (gather_whole_tiles) fit.
 template <typename T>
-bool launch_gather_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_t stream, bool ragged_rows) {
+bool launch_gather_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_t stream, bool ragged_rows,
+                        bool whole_tiles_only = false) {
   if constexpr (sizeof(T) > 8) {  // no 16-byte vectors of several elements
     return false;
   } else {
@@ -179,11 +181,16 @@ bool launch_gather_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_
     if (!make_gather_tile_args<kTile>(plan, reinterpret_cast<uintptr_t>(in), reinterpret_cast<uintptr_t>(out), sizeof(T),
                                       args, grid))
       return false;
+    const bool whole_tiles = gather_whole_tiles(args, kTile);
+    if (whole_tiles_only && !whole_tiles) return false;
     const size_t smem = lean_tile_smem_bytes(kTile * kTile * sizeof(T));
     with_bool(args.two_batch_dims, [&](auto kTwoBatchDims) {
       auto launch = [&](auto kEvictLast, auto kFetch256) {
-        launch_kernel(gather_tile_transpose_kernel<T, kV, kTile, kTwoBatchDims.value, kEvictLast.value, kFetch256.value>,
-                      grid, kThreads, smem, stream, in, out, args);
+        with_bool(whole_tiles, [&](auto kWholeTiles) {
+          launch_kernel(gather_tile_transpose_kernel<T, kV, kTile, kTwoBatchDims.value, kEvictLast.value, kFetch256.value,
+                                                     kWholeTiles.value>,
+                        grid, kThreads, smem, stream, in, out, args);
+        });
       };
       // 256-byte fills come with evict_last loads only.
       const GatherLoads loads = gather_loads(sizeof(T), ragged_rows);
@@ -704,8 +711,9 @@ void launch_transpose(const LayoutPlan& plan, const T* in, T* out, cudaStream_t 
   if (launch_output_span_tiles<T, V>(plan, f, in, out, stream, sm_count)) return;
   // Output rows that are not whole tiles, over an output run of several dims: gather tiles write
   // whole tile rows of the run (wants_gather_rows says what that gained).
-  if (wants_gather_rows(sizeof(T), V == kFullVector<T>, f.size_b, TileShape<sizeof(T)>::kTile) &&
-      launch_gather_tile<T>(plan, in, out, stream, /*ragged_rows=*/true))
+  const GatherRows gather_rows = wants_gather_rows(sizeof(T), V == kFullVector<T>, f.size_b, TileShape<sizeof(T)>::kTile);
+  if (gather_rows != GatherRows::None &&
+      launch_gather_tile<T>(plan, in, out, stream, /*ragged_rows=*/true, gather_rows == GatherRows::WholeTiles))
     return;
   // Window tiles for rows without 16-byte vectors (4- and 8-byte elements; partial vectors:
   // window_for_half_vectors says why).

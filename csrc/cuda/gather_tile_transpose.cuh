@@ -75,25 +75,35 @@ struct GatherTileArgs {
 // 0.921, fp64 0.860 -> 0.942; fp16 (2, 1, 0) of 50x512x1024 0.352 -> 0.941; whole-vector rows:
 // the reversal of 40x64x64x256 fp32 0.823 -> 0.951, bf16 0.63 -> 0.93, fp64 0.555 -> 0.94,
 // (2, 1, 0) of 96x256x1024 fp32 0.89 -> 0.975, bf16 0.90 -> 0.94.
-// 1-byte gather tiles run at 0.55-0.64 of copy whatever the layout; not, as far as measured,
-// for their byte-by-byte gather from shared memory: lean tiles share that tile body and reach
-// 0.88 on the reversal of 128x64x64x512 (the gather kernel's edge path takes 72 registers against
-// lean's 32-36; bench/NOTES.md v59). So 1-byte plans take them only for rows shorter than a tile
-// that are not whole vectors, where realign windows idle most of their 128-byte windows: the int8
-// reversal of 63x64x64x512 0.163 -> 0.549, (2, 1, 0) of 50x512x1024 0.143 -> 0.580. Elsewhere
-// they lost or were level (one round each): rows longer than a tile, (2, 1, 0) of 1000x1000x64
-// 0.573 -> 0.426, of 1000x1000x128 0.693 -> 0.596, the reversal of 200x32x32x512 0.526 -> 0.554;
-// whole-vector rows, off the copy engine's tiles, (2, 1, 0) of 96x256x1024 0.939 -> 0.609, of
-// 64x80x8192 0.738 -> 0.614.
+// 1-byte gather tiles with an edge path run at 0.55-0.64 of copy whatever the layout: that path
+// takes 72 registers (3 blocks per SM; 32 without it). Where a and the run are whole tiles they
+// run without it (gather_whole_tiles) and reach 0.86-0.93; so 1-byte plans take them there for
+// any rows that are not whole tiles, and with the edge path only for rows shorter than a tile
+// that are not whole vectors, where realign windows idle most of their 128-byte windows. H200,
+// GPU time, two rounds, ratio to copy (bench/NOTES.md v60): the int8 reversal of 63x64x64x512
+// (realign windows 0.163) 0.579 -> 0.910 without the edge path, 35x128x64x384 0.589 -> 0.909,
+// (2, 1, 0) of 50x512x1024 0.556 -> 0.884; whole-tile plans the rule gave other kernels before
+// -> gather tiles: the reversal of 48x64x64x512 (square edge tiles: two batch dims that cannot
+// merge, so the copy engine's tiles refuse) 0.081 -> 0.915, of 176x64x64x512 0.247 -> 0.864, of
+// 200x32x32x512 (rows longer than a tile, not whole vectors: realign windows) 0.529 -> 0.923,
+// (2, 1, 0) of 64x80x8192 (the copy engine's tiles) 0.742 -> 0.928, of 96x256x1024 level
+// (0.925-0.937 -> 0.907-0.931). With the edge path they lost (bench/NOTES.md v58, one round):
+// (2, 1, 0) of 1000x1000x64 0.573 -> 0.426, of 1000x1000x128 0.693 -> 0.596 (neither is whole tiles).
 // TORCH_TRANSPOSE_GATHER_ROWS: 0 = none of them (window, realign window, square and TMA byte
 // tiles), 1 = every such plan that fits, whole tiles too (tests, A/B runs), unset = the rule.
 inline Override gather_rows_override() {
   static const Override setting = env_override("TORCH_TRANSPOSE_GATHER_ROWS");
   return setting;
 }
-inline bool wants_gather_rows(int element_bytes, bool whole_vector_rows, int64_t size_b, int tile) {
-  const bool rule = element_bytes == 1 ? !whole_vector_rows && size_b < tile : !whole_vector_rows || size_b % tile != 0;
-  return decide(gather_rows_override(), rule);
+// Which plans the launcher offers gather tiles for their rows: none, those whose a and run are
+// whole tiles (gather_whole_tiles; the launcher checks once the run is known), or any that fits.
+enum class GatherRows { None, WholeTiles, Any };
+inline GatherRows wants_gather_rows(int element_bytes, bool whole_vector_rows, int64_t size_b, int tile) {
+  const Override setting = gather_rows_override();
+  if (setting != Override::Rule) return setting == Override::Always ? GatherRows::Any : GatherRows::None;
+  if (element_bytes != 1) return !whole_vector_rows || size_b % tile != 0 ? GatherRows::Any : GatherRows::None;
+  if (size_b % tile == 0) return GatherRows::None;
+  return !whole_vector_rows && size_b < tile ? GatherRows::Any : GatherRows::WholeTiles;
 }
 
 // TORCH_TRANSPOSE_GATHER_FETCH_256: 1 = the evict_last loads ask L2 for 256-byte fills, 0 = they
@@ -127,13 +137,27 @@ inline GatherLoads gather_loads(int element_bytes, bool ragged_rows) {
   return {evict_last, evict_last && gather_fetch_256(!ragged_rows || element_bytes == 2)};
 }
 
-template <typename T, int V, int kTile, bool kTwoBatchDims, bool kEvictLast, bool kFetch256>
+// TORCH_TRANSPOSE_GATHER_WHOLE_TILES: 0 = gather tiles keep their edge path on every plan (and
+// the 1-byte plans that the rule gives them only without it go elsewhere: wants_gather_rows),
+// unset (or 1) = plans whose a and run are whole tiles take kernels without it. Why: the edge
+// path costs 1-byte gather tiles 72 registers against 32-35 without it (ptxas -v, sm_90), 3
+// blocks per SM against 4. H200, GPU time, two rounds, ratio to copy, with the edge path ->
+// without (bench/NOTES.md v60): the int8 reversal of 63x64x64x512 0.579 -> 0.910, fp16 (2, 1, 0)
+// of 50x512x1024 0.946-0.952 -> 0.963-0.967 (2-byte: 49 registers -> 40), fp32 and fp64 level
+// to +0.01 (the fp32 reversal of 63x64x64x256 0.957-0.967 -> 0.969).
+inline bool gather_whole_tiles(const GatherTileArgs& args, int tile) {
+  static const Override setting = env_override("TORCH_TRANSPOSE_GATHER_WHOLE_TILES");
+  return setting != Override::Never && args.size_a % tile == 0 && args.size_b % tile == 0;
+}
+
+// kWholeTiles: every tile is whole (gather_whole_tiles), so the kernel has no edge path.
+template <typename T, int V, int kTile, bool kTwoBatchDims, bool kEvictLast, bool kFetch256, bool kWholeTiles>
 __global__ void __launch_bounds__(kThreads)
 gather_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const GatherTileArgs args) {
   __shared__ __align__(16) T tile[kTile * kTile];
   Vec<T, V>* chunks = reinterpret_cast<Vec<T, V>*>(tile);
   const LeanBlock at = locate_lean_block<kTile, kTwoBatchDims>(args.batch);  // b0: the tile's first run position
-  const bool edge = at.a0 + kTile > args.size_a || at.b0 + kTile > args.size_b;
+  const bool edge = !kWholeTiles && (at.a0 + kTile > args.size_a || at.b0 + kTile > args.size_b);
   const T* src = in + at.in_off;
   vector_tile_rows<T, V, kTile, int32_t, GatherTileArgs, kThreads, kEvictLast, kFetch256>(
       edge, [&](int row) { return src + args.run.in_offset(static_cast<uint32_t>(at.b0 + row)); }, out + at.out_off, at.a0,

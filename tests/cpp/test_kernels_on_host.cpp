@@ -921,14 +921,18 @@ int gather_tile_side(int e) {
   return e <= 2 ? torch_transpose::TileShape<2>::kTile : torch_transpose::TileShape<4>::kTile;
 }
 
-// Whether gather tiles of that side fit a placed case (make_gather_tile_args), and their grid.
-bool gather_tiles_fit(const PlacedCase& placed, int e, dim3& grid) {
-  torch_transpose::GatherTileArgs args;
+// Whether gather tiles of that side fit a placed case (make_gather_tile_args), and their grid
+// and arguments.
+bool gather_tiles_fit(const PlacedCase& placed, int e, dim3& grid, torch_transpose::GatherTileArgs& args) {
   return gather_tile_side(e) == torch_transpose::TileShape<2>::kTile
              ? torch_transpose::make_gather_tile_args<torch_transpose::TileShape<2>::kTile>(
                    placed.plan, placed.in_address, placed.out_address, e, args, grid)
              : torch_transpose::make_gather_tile_args<torch_transpose::TileShape<4>::kTile>(
                    placed.plan, placed.in_address, placed.out_address, e, args, grid);
+}
+bool gather_tiles_fit(const PlacedCase& placed, int e, dim3& grid) {
+  torch_transpose::GatherTileArgs args;
+  return gather_tiles_fit(placed, e, grid, args);
 }
 
 // Which of those plans gather tiles take (unless TORCH_TRANSPOSE_GATHER_TILE=0): all but the last
@@ -970,7 +974,9 @@ TEST(KernelsOnHost, GatherTilePlans) {
 // a = 64, 80 (a partial tile for 4- and 8-byte elements) and 96, runs of 1120 and 1056 (a partial
 // last run tile), one batch dim, an output view whose rows keep the fresh alignment, b = 40 (whole
 // vectors from 2-byte elements on, not whole tiles), 48 (whole vectors, not whole tiles), 136 (not
-// whole 1-byte vectors, longer than a 1-byte tile) and 128 (whole tiles). launch_transpose
+// whole 1-byte vectors, longer than a 1-byte tile) and 128 (whole tiles), and a = 256 over b = 40,
+// 48 and 128 (a and runs of 1280, 1536 and 1024 whole tiles in every width: gather tiles without
+// their edge path, gather_whole_tiles, where ctest's forced run does not keep it). launch_transpose
 // asks gather tiles first for them (wants_gather_rows) where gather tiles are on (ctest's forced
 // run), window, realign window or square tiles take them otherwise.
 std::vector<Case> ragged_row_cases(int e) {
@@ -982,7 +988,9 @@ std::vector<Case> ragged_row_cases(int e) {
       permute_case({40, 4, 8, 64}, {3, 2, 1, 0}, e),
       permute_case({48, 4, 8, 64}, {3, 2, 1, 0}, e),
       permute_case({136, 2, 4, 64}, {3, 2, 1, 0}, e),
-      permute_case({128, 2, 4, 64}, {3, 2, 1, 0}, e),
+      permute_case({128, 2, 4, 256}, {3, 2, 1, 0}, e),
+      permute_case({40, 4, 8, 256}, {3, 2, 1, 0}, e),
+      permute_case({48, 4, 8, 256}, {3, 2, 1, 0}, e),
   };
 }
 
@@ -992,25 +1000,68 @@ TEST(KernelsOnHost, GatherTilesForRaggedRows) {
 }
 
 // Which of them launch_transpose gives gather tiles (wants_gather_rows): by rule all but b = 128
-// for 2- to 8-byte elements, b = 35, 33 and 40 for 1-byte ones (rows shorter than a tile, not whole
-// vectors); every one under TORCH_TRANSPOSE_GATHER_ROWS=1; none under =0.
+// for 2- to 8-byte elements; for 1-byte ones b = 35, 33 and 40 (rows shorter than a tile, not
+// whole vectors) and, where a and the run are whole tiles (a = 256), b = 48 too (not b = 128,
+// whole tiles: lean tiles take those); every one under
+// TORCH_TRANSPOSE_GATHER_ROWS=1; none under =0. Under TORCH_TRANSPOSE_GATHER_WHOLE_TILES=0 the
+// rule gives 1-byte b = 48 other kernels.
 TEST(KernelsOnHost, RaggedRowPlans) {
   if (torch_transpose::gather_tile_override() == torch_transpose::Override::Never)
     GTEST_SKIP() << "TORCH_TRANSPOSE_GATHER_TILE=0";
   const torch_transpose::Override setting = torch_transpose::gather_rows_override();
+  const bool whole_tiles_allowed =
+      torch_transpose::env_override("TORCH_TRANSPOSE_GATHER_WHOLE_TILES") != torch_transpose::Override::Never;
   for (int e : {1, 2, 4, 8}) {
     for (const Case& c : ragged_row_cases(e)) {
       const int64_t b = c.sizes.back();
       const bool whole_vector_rows = b * e % 16 == 0;
-      const bool by_rule = e == 1 ? b == 35 || b == 33 || b == 40 : b != 128;
+      const bool by_rule = e == 1 ? b == 35 || b == 33 || b == 40 || (b == 48 && whole_tiles_allowed && c.sizes[0] == 256)
+                                  : b != 128;
       const bool expected = setting == torch_transpose::Override::Always ||
                             (setting == torch_transpose::Override::Rule && by_rule);
       expect_taken(c, expected, [&](const PlacedCase& placed, dim3& grid) {
-        return torch_transpose::wants_gather_rows(e, whole_vector_rows, b, gather_tile_side(e)) &&
-               gather_tiles_fit(placed, e, grid);
+        using torch_transpose::GatherRows;
+        const GatherRows rows = torch_transpose::wants_gather_rows(e, whole_vector_rows, b, gather_tile_side(e));
+        torch_transpose::GatherTileArgs args;
+        return rows != GatherRows::None && gather_tiles_fit(placed, e, grid, args) &&
+               (rows == GatherRows::Any || torch_transpose::gather_whole_tiles(args, gather_tile_side(e)));
       });
     }
   }
+}
+
+// Which gather tile plans take the kernel without an edge path (gather_whole_tiles): those whose
+// a and run are whole tiles, unless TORCH_TRANSPOSE_GATHER_WHOLE_TILES=0 (ctest's forced run).
+// Among the ragged rows' cases, a = 256 (over b = 40, 48 and 128) in every width, and for 4- and
+// 8-byte elements (tiles of 64) a = 64 over every run but 35 x 4 x 8 = 1120 (b = 40, 48 and 136:
+// runs of 1280, 1536 and 1088); a = 96 and the 5-D shape's a = 60 never.
+TEST(KernelsOnHost, GatherWholeTiles) {
+  if (torch_transpose::gather_tile_override() == torch_transpose::Override::Never)
+    GTEST_SKIP() << "TORCH_TRANSPOSE_GATHER_TILE=0";
+  const bool allowed = torch_transpose::env_override("TORCH_TRANSPOSE_GATHER_WHOLE_TILES") !=
+                       torch_transpose::Override::Never;
+  auto whole_tiles = [](const Case& c, int e, bool& fits) {
+    torch_transpose::GatherTileArgs args;
+    dim3 grid;
+    fits = gather_tiles_fit(place(c), e, grid, args);
+    return fits && torch_transpose::gather_whole_tiles(args, gather_tile_side(e));
+  };
+  for (int e : {1, 2, 4, 8}) {
+    for (const Case& c : ragged_row_cases(e)) {
+      bool fits = false;
+      const bool whole = whole_tiles(c, e, fits);
+      if (!fits) continue;
+      // Output sizes: a x 8 x 4 x b (and the five-dim case's batch before a): b is the run's first dim.
+      const int64_t a = c.sizes[c.sizes.size() - 4], b = c.sizes.back();
+      const bool expected = allowed && (a == 256 || (e >= 4 && a == 64 && b != 35));
+      EXPECT_EQ(whole, expected) << e << "-byte elements, sizes " << c.name;
+    }
+    bool fits = false;
+    EXPECT_FALSE(whole_tiles(gather_cases(e)[0], e, fits)) << e << "-byte elements, the 5-D shape";
+  }
+  bool fits = false;
+  EXPECT_EQ(whole_tiles(permute_case({40, 4, 8, 256}, {3, 2, 1, 0}, 1), 1, fits), allowed);
+  EXPECT_TRUE(fits);
 }
 
 // How gather tiles load (gather_loads), per width and route: by rule, plans from the 5-D route
