@@ -371,18 +371,36 @@ def test_gather_tiles_with_and_without_256_byte_fills(fetch_256):
 # elements (not whole 16-byte vectors in any width), 40 (whole vectors from 2-byte elements on,
 # not whole tiles; not whole 1-byte vectors), 48 (whole vectors, not whole tiles), 136 (longer
 # than a 1-byte tile, not whole 1-byte vectors) and 128 (whole tiles); a = 64, 80 (a partial a
-# tile), 96 and 256 (over b = 40, 48 and 128: a and the run whole tiles in every width, so gather
-# tiles run without their edge path, gather_whole_tiles, as 4- and 8-byte ones do on a = 64 but
-# over b = 35); runs of 1120 and 1056 (a partial last run tile); a batch dim. On CUDA gather
-# tiles take by rule (wants_gather_rows) all but b = 128 of 2- to 8-byte elements; of 1-byte
-# ones b = 35, 33 and 40, and b = 48 over a = 256 (whole tiles, unless
-# TORCH_TRANSPOSE_GATHER_WHOLE_TILES=0); every layout under TORCH_TRANSPOSE_GATHER_ROWS=1, none
-# under =0.
+# tile), 96, 256 (over b = 40, 48 and 128: a and the run whole tiles in every width, so gather
+# tiles run without an edge path, gather_whole_tiles, as 4- and 8-byte ones do on a = 64 but
+# over b = 35) and 128 (over b = 48 with a run of 1008: one edge tile in 8 for 1-byte elements,
+# which go element by element, gather_edges); runs of 1120 and 1056 (a partial last run tile); a
+# batch dim. On CUDA gather tiles take by rule (wants_gather_rows) all but b = 128 of 2- to
+# 8-byte elements; of 1-byte ones b = 35, 33 and 40, and b = 48 where the kernel needs no
+# masked-vector edges; every layout under TORCH_TRANSPOSE_GATHER_ROWS=1, none under =0.
 RAGGED_ROW_LAYOUTS = [((35, 4, 8, 64), (3, 2, 1, 0)), ((35, 4, 8, 80), (3, 2, 1, 0)),
                       ((2, 33, 4, 8, 96), (0, 4, 3, 2, 1)), ((40, 4, 8, 64), (3, 2, 1, 0)),
                       ((48, 4, 8, 64), (3, 2, 1, 0)), ((136, 2, 4, 64), (3, 2, 1, 0)),
                       ((128, 2, 4, 256), (3, 2, 1, 0)), ((40, 4, 8, 256), (3, 2, 1, 0)),
-                      ((48, 4, 8, 256), (3, 2, 1, 0))]
+                      ((48, 4, 8, 256), (3, 2, 1, 0)), ((48, 3, 7, 128), (3, 2, 1, 0))]
+
+NO_EDGES, VECTOR_EDGES, SCALAR_EDGES = 0, 1, 2  # GatherEdgeKind
+
+
+def gather_edges_expected(dtype, shape):
+    """The edge path of gather tiles serving a RAGGED_ROW_LAYOUTS case (gather_edges): none where
+    a (the input's last dim) and the run (the three before it) are whole tiles of 128 (1- and
+    2-byte elements) or 64, unless TORCH_TRANSPOSE_GATHER_WHOLE_TILES=0; else element by element
+    for 1-byte elements where at most one tile in 8 is an edge tile (or as
+    TORCH_TRANSPOSE_GATHER_SCALAR_EDGES says), masked vectors otherwise."""
+    tile = 128 if dtype.itemsize <= 2 else 64
+    a, run = shape[-1], shape[-4] * shape[-3] * shape[-2]
+    if os.environ.get("TORCH_TRANSPOSE_GATHER_WHOLE_TILES") != "0" and a % tile == 0 and run % tile == 0:
+        return NO_EDGES
+    tiles = -(-a // tile) * -(-run // tile)
+    few_edge_tiles = (tiles - (a // tile) * (run // tile)) * 8 <= tiles
+    scalar = {"0": False, "1": True}.get(os.environ.get("TORCH_TRANSPOSE_GATHER_SCALAR_EDGES"), few_edge_tiles)
+    return SCALAR_EDGES if dtype.itemsize == 1 and scalar else VECTOR_EDGES
 
 
 def gather_tiles_expected(dtype, shape):
@@ -395,24 +413,14 @@ def gather_tiles_expected(dtype, shape):
     b = shape[-4]  # the input's dim -4 is the output's fast dim
     if dtype.itemsize > 1:
         return b != 128
-    return b in (35, 33, 40) or (b == 48 and gather_without_edge_path_expected(dtype, shape))
+    return b in (35, 33, 40) or (b == 48 and gather_edges_expected(dtype, shape) != VECTOR_EDGES)
 
 
-def gather_without_edge_path_expected(dtype, shape):
-    """Whether gather tiles serving a RAGGED_ROW_LAYOUTS case should take the kernel without an
-    edge path (gather_whole_tiles): a (the input's last dim) and the run (the three before it)
-    whole tiles of 128 (1- and 2-byte elements) or 64, unless TORCH_TRANSPOSE_GATHER_WHOLE_TILES=0."""
-    tile = 128 if dtype.itemsize <= 2 else 64
-    run = shape[-4] * shape[-3] * shape[-2]
-    return os.environ.get("TORCH_TRANSPOSE_GATHER_WHOLE_TILES") != "0" and shape[-1] % tile == 0 and run % tile == 0
-
-
-def gather_kernel_flags(kernel_name):
-    """The bool template arguments of a gather tile kernel's name as the profiler gives it
-    (...gather_tile_transpose_kernel<float, 4, 64, false, true, false, true>(...)): two batch
-    dims, evict_last, 256-byte fills, no edge path."""
-    args = kernel_name.split("gather_tile_transpose_kernel<", 1)[1].split(">", 1)[0].split(",")
-    return [a.strip() == "true" for a in args[3:]]
+def gather_kernel_edges(kernel_name):
+    """The edge path (GatherEdgeKind) of a gather tile kernel by its name as the profiler gives it
+    (...gather_tile_transpose_kernel<float, 4, 64, false, true, false, 0>(...)): the last
+    template argument."""
+    return int(kernel_name.split("gather_tile_transpose_kernel<", 1)[1].split(">", 1)[0].split(",")[-1])
 
 
 @pytest.mark.parametrize("dtype", [torch.uint8, torch.bfloat16, torch.float32, torch.float64], ids=str)
@@ -431,18 +439,22 @@ def test_ragged_output_rows_over_the_outputs_run(device, dtype):
             gather = [k for k in kernels if "gather_tile_transpose_kernel" in k]
             assert bool(gather) == gather_tiles_expected(dtype, shape), kernels
             if gather:
-                assert gather_kernel_flags(gather[0])[3] == gather_without_edge_path_expected(dtype, shape), gather
+                assert gather_kernel_edges(gather[0]) == gather_edges_expected(dtype, shape), gather
 
 
 @pytest.mark.cuda
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 @pytest.mark.parametrize("switches", [{"TORCH_TRANSPOSE_GATHER_ROWS": "0"}, {"TORCH_TRANSPOSE_GATHER_ROWS": "1"},
-                                      {"TORCH_TRANSPOSE_GATHER_ROWS": "1", "TORCH_TRANSPOSE_GATHER_WHOLE_TILES": "0"}],
-                         ids=["rows_off", "rows_on", "rows_on_edge_path_kept"])
+                                      {"TORCH_TRANSPOSE_GATHER_ROWS": "1", "TORCH_TRANSPOSE_GATHER_WHOLE_TILES": "0"},
+                                      {"TORCH_TRANSPOSE_GATHER_ROWS": "1", "TORCH_TRANSPOSE_GATHER_SCALAR_EDGES": "1"},
+                                      {"TORCH_TRANSPOSE_GATHER_SCALAR_EDGES": "0"}],
+                         ids=["rows_off", "rows_on", "rows_on_edges_kept", "rows_on_scalar_edges", "vector_edges_only"])
 def test_ragged_rows_switched(switches):
     # TORCH_TRANSPOSE_GATHER_ROWS=0: window, realign window, square and TMA byte tiles take the
-    # layouts above; =1: gather tiles take every one of them, and with
-    # TORCH_TRANSPOSE_GATHER_WHOLE_TILES=0 also the whole-tile ones through the kernel with an edge path.
+    # layouts above; =1: gather tiles take every one of them, with TORCH_TRANSPOSE_GATHER_WHOLE_TILES=0
+    # the whole-tile ones through a kernel with an edge path, with TORCH_TRANSPOSE_GATHER_SCALAR_EDGES=1
+    # 1-byte edge tiles element by element wherever they are. TORCH_TRANSPOSE_GATHER_SCALAR_EDGES=0
+    # under the rule: 1-byte plans with edges that would go element by element go elsewhere.
     run_file_with_switches(__file__, switches, "test_ragged_output_rows_over_the_outputs_run and cuda", 4)
 
 

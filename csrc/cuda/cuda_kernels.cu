@@ -167,11 +167,11 @@ bool launch_box_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_t s
 
 // Gather tiles (gather_tile_transpose.cuh) for plans that fit them; false otherwise. ragged_rows:
 // the launcher asks for output rows that are not whole tiles (wants_gather_rows), which load
-// by a rule of their own (gather_loads). whole_tiles_only: only plans whose a and run are whole
-// tiles (gather_whole_tiles) fit.
+// by a rule of their own (gather_loads). without_vector_edges: only plans whose kernel needs no
+// masked-vector edge path (gather_edges) fit.
 template <typename T>
 bool launch_gather_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_t stream, bool ragged_rows,
-                        bool whole_tiles_only = false) {
+                        bool without_vector_edges = false) {
   if constexpr (sizeof(T) > 8) {  // no 16-byte vectors of several elements
     return false;
   } else {
@@ -181,16 +181,21 @@ bool launch_gather_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_
     if (!make_gather_tile_args<kTile>(plan, reinterpret_cast<uintptr_t>(in), reinterpret_cast<uintptr_t>(out), sizeof(T),
                                       args, grid))
       return false;
-    const bool whole_tiles = gather_whole_tiles(args, kTile);
-    if (whole_tiles_only && !whole_tiles) return false;
+    const GatherEdgeKind edges = gather_edges(args, kTile, sizeof(T));
+    if (without_vector_edges && edges == kVectorEdges) return false;
     const size_t smem = lean_tile_smem_bytes(kTile * kTile * sizeof(T));
     with_bool(args.two_batch_dims, [&](auto kTwoBatchDims) {
       auto launch = [&](auto kEvictLast, auto kFetch256) {
-        with_bool(whole_tiles, [&](auto kWholeTiles) {
+        auto launch_with = [&](auto kEdges) {
           launch_kernel(gather_tile_transpose_kernel<T, kV, kTile, kTwoBatchDims.value, kEvictLast.value, kFetch256.value,
-                                                     kWholeTiles.value>,
+                                                     kEdges.value>,
                         grid, kThreads, smem, stream, in, out, args);
-        });
+        };
+        if (edges == kNoEdges) return launch_with(std::integral_constant<int, kNoEdges>{});
+        if constexpr (sizeof(T) == 1) {  // gather_edges gives scalar edges to 1-byte tiles only
+          if (edges == kScalarEdges) return launch_with(std::integral_constant<int, kScalarEdges>{});
+        }
+        launch_with(std::integral_constant<int, kVectorEdges>{});
       };
       // 256-byte fills come with evict_last loads only.
       const GatherLoads loads = gather_loads(sizeof(T), ragged_rows);
@@ -713,7 +718,7 @@ void launch_transpose(const LayoutPlan& plan, const T* in, T* out, cudaStream_t 
   // whole tile rows of the run (wants_gather_rows says what that gained).
   const GatherRows gather_rows = wants_gather_rows(sizeof(T), V == kFullVector<T>, f.size_b, TileShape<sizeof(T)>::kTile);
   if (gather_rows != GatherRows::None &&
-      launch_gather_tile<T>(plan, in, out, stream, /*ragged_rows=*/true, gather_rows == GatherRows::WholeTiles))
+      launch_gather_tile<T>(plan, in, out, stream, /*ragged_rows=*/true, gather_rows == GatherRows::WithoutVectorEdges))
     return;
   // Window tiles for rows without 16-byte vectors (4- and 8-byte elements; partial vectors:
   // window_for_half_vectors says why).

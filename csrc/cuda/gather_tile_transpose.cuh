@@ -77,9 +77,10 @@ struct GatherTileArgs {
 // (2, 1, 0) of 96x256x1024 fp32 0.89 -> 0.975, bf16 0.90 -> 0.94.
 // 1-byte gather tiles with an edge path run at 0.55-0.64 of copy whatever the layout: that path
 // takes 72 registers (3 blocks per SM; 32 without it). Where a and the run are whole tiles they
-// run without it (gather_whole_tiles) and reach 0.86-0.93; so 1-byte plans take them there for
-// any rows that are not whole tiles, and with the edge path only for rows shorter than a tile
-// that are not whole vectors, where realign windows idle most of their 128-byte windows. H200,
+// run without it (gather_whole_tiles) and reach 0.86-0.93, and where few tiles are edge tiles
+// those go element by element (gather_edges, 37 registers); so 1-byte plans take them there for
+// any rows that are not whole tiles, and with masked-vector edges only for rows shorter than a
+// tile that are not whole vectors, where realign windows idle most of their 128-byte windows. H200,
 // GPU time, two rounds, ratio to copy (bench/NOTES.md v60): the int8 reversal of 63x64x64x512
 // (realign windows 0.163) 0.579 -> 0.910 without the edge path, 35x128x64x384 0.589 -> 0.909,
 // (2, 1, 0) of 50x512x1024 0.556 -> 0.884; whole-tile plans the rule gave other kernels before
@@ -95,15 +96,16 @@ inline Override gather_rows_override() {
   static const Override setting = env_override("TORCH_TRANSPOSE_GATHER_ROWS");
   return setting;
 }
-// Which plans the launcher offers gather tiles for their rows: none, those whose a and run are
-// whole tiles (gather_whole_tiles; the launcher checks once the run is known), or any that fits.
-enum class GatherRows { None, WholeTiles, Any };
+// Which plans the launcher offers gather tiles for their rows: none, those whose kernel has no
+// masked-vector edge path (gather_edges: whole tiles, or 1-byte tiles with few edge tiles taken
+// element by element; the launcher checks once the run is known), or any that fits.
+enum class GatherRows { None, WithoutVectorEdges, Any };
 inline GatherRows wants_gather_rows(int element_bytes, bool whole_vector_rows, int64_t size_b, int tile) {
   const Override setting = gather_rows_override();
   if (setting != Override::Rule) return setting == Override::Always ? GatherRows::Any : GatherRows::None;
   if (element_bytes != 1) return !whole_vector_rows || size_b % tile != 0 ? GatherRows::Any : GatherRows::None;
   if (size_b % tile == 0) return GatherRows::None;
-  return !whole_vector_rows && size_b < tile ? GatherRows::Any : GatherRows::WholeTiles;
+  return !whole_vector_rows && size_b < tile ? GatherRows::Any : GatherRows::WithoutVectorEdges;
 }
 
 // TORCH_TRANSPOSE_GATHER_FETCH_256: 1 = the evict_last loads ask L2 for 256-byte fills, 0 = they
@@ -137,9 +139,9 @@ inline GatherLoads gather_loads(int element_bytes, bool ragged_rows) {
   return {evict_last, evict_last && gather_fetch_256(!ragged_rows || element_bytes == 2)};
 }
 
-// TORCH_TRANSPOSE_GATHER_WHOLE_TILES: 0 = gather tiles keep their edge path on every plan (and
-// the 1-byte plans that the rule gives them only without it go elsewhere: wants_gather_rows),
-// unset (or 1) = plans whose a and run are whole tiles take kernels without it. Why: the edge
+// TORCH_TRANSPOSE_GATHER_WHOLE_TILES: 0 = gather tiles keep an edge path on every plan (masked
+// vectors, or element by element for 1-byte plans: gather_edges), unset (or 1) = plans whose a
+// and run are whole tiles take kernels without one. Why: the masked-vector edge
 // path costs 1-byte gather tiles 72 registers against 32-35 without it (ptxas -v, sm_90), 3
 // blocks per SM against 4. H200, GPU time, two rounds, ratio to copy, with the edge path ->
 // without (bench/NOTES.md v60): the int8 reversal of 63x64x64x512 0.579 -> 0.910, fp16 (2, 1, 0)
@@ -150,18 +152,62 @@ inline bool gather_whole_tiles(const GatherTileArgs& args, int tile) {
   return setting != Override::Never && args.size_a % tile == 0 && args.size_b % tile == 0;
 }
 
-// kWholeTiles: every tile is whole (gather_whole_tiles), so the kernel has no edge path.
-template <typename T, int V, int kTile, bool kTwoBatchDims, bool kEvictLast, bool kFetch256, bool kWholeTiles>
+// How a gather kernel treats tiles that cross the end of a or of the run (gather_edges):
+// kNoEdges: there are none (whole tiles); kVectorEdges: masked 16-byte vectors
+// (vector_tile_rows); kScalarEdges (1-byte tiles only): element by element (gather_edge_tile),
+// 37 registers against the masked vectors' 72 (ptxas -v, sm_90; 2-byte tiles: 47 against 49,
+// nothing to gain), but bytes move one at a time, so only plans with few edge tiles take them.
+enum GatherEdgeKind : int { kNoEdges, kVectorEdges, kScalarEdges };
+
+// TORCH_TRANSPOSE_GATHER_SCALAR_EDGES: 0 = 1-byte gather tiles mask 16-byte vectors on edge
+// tiles, 1 = they go element by element on every plan with edges, unset = the rule: element by
+// element where at most one tile in 8 is an edge tile. The bound is not tuned: H200, GPU time,
+// ratio to copy (bench/NOTES.md v60), int8 (2, 1, 0) of 1000x1000x1024 (8 edge tiles in 62504)
+// masked vectors 0.582 -> element by element 0.847 (other kernels 0.718), fp8 of 1000x1000x256
+// (2 in 15626) 0.583 -> 0.770 (0.710), of 1000x1000x128 (1 in 7813) 0.586 -> 0.692 (0.696); but
+// int8 of 1000x1000x192 (every other tile) 0.473 -> 0.131 (0.637).
+inline GatherEdgeKind gather_edges(const GatherTileArgs& args, int tile, int element_bytes) {
+  static const Override scalar = env_override("TORCH_TRANSPOSE_GATHER_SCALAR_EDGES");
+  if (gather_whole_tiles(args, tile)) return kNoEdges;
+  const int64_t tiles_a = ceil_div(args.size_a, tile), tiles_q = ceil_div(args.size_b, tile);
+  const int64_t edge_tiles = tiles_a * tiles_q - (args.size_a / tile) * (args.size_b / tile);
+  const bool few_edge_tiles = edge_tiles * 8 <= tiles_a * tiles_q;
+  return element_bytes == 1 && decide(scalar, few_edge_tiles) ? kScalarEdges : kVectorEdges;
+}
+
+// An edge tile element by element: each thread loads elements of tile rows (b) from their input
+// rows, one run division per element, and stores elements of output rows (a). The tile is the
+// vector path's buffer, unpadded: bank conflicts cost only edge tiles.
+template <typename T, int kTile>
+__device__ __forceinline__ void gather_edge_tile(const T* __restrict__ src, T* __restrict__ dst, int32_t a0, int32_t b0,
+                                                 const GatherTileArgs& args, T* tile) {
+  for (int i = threadIdx.x; i < kTile * kTile; i += kThreads) {
+    const int r = i / kTile, c = i % kTile;  // r walks b, c walks a: coalesced reads
+    if (a0 + c < args.size_a && b0 + r < args.size_b)
+      tile[r * kTile + c] = src[args.run.in_offset(static_cast<uint32_t>(b0 + r)) + a0 + c];
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < kTile * kTile; i += kThreads) {
+    const int r = i / kTile, c = i % kTile;  // r walks a, c walks b: coalesced writes
+    if (a0 + r < args.size_a && b0 + c < args.size_b) dst[(a0 + r) * args.out_sa + b0 + c] = tile[c * kTile + r];
+  }
+}
+
+// kEdges: a GatherEdgeKind.
+template <typename T, int V, int kTile, bool kTwoBatchDims, bool kEvictLast, bool kFetch256, int kEdges>
 __global__ void __launch_bounds__(kThreads)
 gather_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const GatherTileArgs args) {
   __shared__ __align__(16) T tile[kTile * kTile];
   Vec<T, V>* chunks = reinterpret_cast<Vec<T, V>*>(tile);
   const LeanBlock at = locate_lean_block<kTile, kTwoBatchDims>(args.batch);  // b0: the tile's first run position
-  const bool edge = !kWholeTiles && (at.a0 + kTile > args.size_a || at.b0 + kTile > args.size_b);
+  const bool edge = kEdges != kNoEdges && (at.a0 + kTile > args.size_a || at.b0 + kTile > args.size_b);
   const T* src = in + at.in_off;
+  if constexpr (kEdges == kScalarEdges) {
+    if (edge) return gather_edge_tile<T, kTile>(src, out + at.out_off, at.a0, at.b0, args, tile);
+  }
   vector_tile_rows<T, V, kTile, int32_t, GatherTileArgs, kThreads, kEvictLast, kFetch256>(
-      edge, [&](int row) { return src + args.run.in_offset(static_cast<uint32_t>(at.b0 + row)); }, out + at.out_off, at.a0,
-      at.b0, args.out_sa, args, tile, chunks);
+      kEdges == kVectorEdges && edge, [&](int row) { return src + args.run.in_offset(static_cast<uint32_t>(at.b0 + row)); },
+      out + at.out_off, at.a0, at.b0, args.out_sa, args, tile, chunks);
 }
 
 // Whether the plan takes gather tiles of side kTile with 16-byte vectors, and their arguments and

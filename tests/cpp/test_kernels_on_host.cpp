@@ -974,9 +974,11 @@ TEST(KernelsOnHost, GatherTilePlans) {
 // a = 64, 80 (a partial tile for 4- and 8-byte elements) and 96, runs of 1120 and 1056 (a partial
 // last run tile), one batch dim, an output view whose rows keep the fresh alignment, b = 40 (whole
 // vectors from 2-byte elements on, not whole tiles), 48 (whole vectors, not whole tiles), 136 (not
-// whole 1-byte vectors, longer than a 1-byte tile) and 128 (whole tiles), and a = 256 over b = 40,
+// whole 1-byte vectors, longer than a 1-byte tile) and 128 (whole tiles), a = 256 over b = 40,
 // 48 and 128 (a and runs of 1280, 1536 and 1024 whole tiles in every width: gather tiles without
-// their edge path, gather_whole_tiles, where ctest's forced run does not keep it). launch_transpose
+// an edge path, gather_whole_tiles, where ctest's forced run does not keep one), and a = 128 over
+// b = 48 with a run of 1008 (one edge tile in 8 for 1-byte elements: element by element,
+// gather_edges). launch_transpose
 // asks gather tiles first for them (wants_gather_rows) where gather tiles are on (ctest's forced
 // run), window, realign window or square tiles take them otherwise.
 std::vector<Case> ragged_row_cases(int e) {
@@ -991,6 +993,7 @@ std::vector<Case> ragged_row_cases(int e) {
       permute_case({128, 2, 4, 256}, {3, 2, 1, 0}, e),
       permute_case({40, 4, 8, 256}, {3, 2, 1, 0}, e),
       permute_case({48, 4, 8, 256}, {3, 2, 1, 0}, e),
+      permute_case({48, 3, 7, 128}, {3, 2, 1, 0}, e),
   };
 }
 
@@ -999,24 +1002,33 @@ TEST(KernelsOnHost, GatherTilesForRaggedRows) {
     for (const Case& c : ragged_row_cases(e)) check_case(c);
 }
 
+// The switches that pick gather tiles' edge path (gather_edges).
+bool whole_tiles_allowed() {
+  return torch_transpose::env_override("TORCH_TRANSPOSE_GATHER_WHOLE_TILES") != torch_transpose::Override::Never;
+}
+torch_transpose::Override scalar_edges_setting() {
+  return torch_transpose::env_override("TORCH_TRANSPOSE_GATHER_SCALAR_EDGES");
+}
+
 // Which of them launch_transpose gives gather tiles (wants_gather_rows): by rule all but b = 128
 // for 2- to 8-byte elements; for 1-byte ones b = 35, 33 and 40 (rows shorter than a tile, not
-// whole vectors) and, where a and the run are whole tiles (a = 256), b = 48 too (not b = 128,
-// whole tiles: lean tiles take those); every one under
-// TORCH_TRANSPOSE_GATHER_ROWS=1; none under =0. Under TORCH_TRANSPOSE_GATHER_WHOLE_TILES=0 the
-// rule gives 1-byte b = 48 other kernels.
+// whole vectors) and b = 48 where the kernel needs no masked-vector edges: over a = 256 (whole
+// tiles; element by element under TORCH_TRANSPOSE_GATHER_WHOLE_TILES=0, where no tile is an edge
+// tile) and over a = 128 (one edge tile in 8, element by element), unless
+// TORCH_TRANSPOSE_GATHER_SCALAR_EDGES=0 (and, for a = 256, whole tiles are off too); never
+// b = 128 (whole tiles: lean tiles take those). Every one under TORCH_TRANSPOSE_GATHER_ROWS=1;
+// none under =0.
 TEST(KernelsOnHost, RaggedRowPlans) {
   if (torch_transpose::gather_tile_override() == torch_transpose::Override::Never)
     GTEST_SKIP() << "TORCH_TRANSPOSE_GATHER_TILE=0";
   const torch_transpose::Override setting = torch_transpose::gather_rows_override();
-  const bool whole_tiles_allowed =
-      torch_transpose::env_override("TORCH_TRANSPOSE_GATHER_WHOLE_TILES") != torch_transpose::Override::Never;
+  const bool scalar_allowed = scalar_edges_setting() != torch_transpose::Override::Never;
   for (int e : {1, 2, 4, 8}) {
     for (const Case& c : ragged_row_cases(e)) {
-      const int64_t b = c.sizes.back();
+      const int64_t a = c.sizes[c.sizes.size() - 4], b = c.sizes.back();
       const bool whole_vector_rows = b * e % 16 == 0;
-      const bool by_rule = e == 1 ? b == 35 || b == 33 || b == 40 || (b == 48 && whole_tiles_allowed && c.sizes[0] == 256)
-                                  : b != 128;
+      const bool cheap_edges = (a == 256 && (whole_tiles_allowed() || scalar_allowed)) || (a == 128 && scalar_allowed);
+      const bool by_rule = e == 1 ? b == 35 || b == 33 || b == 40 || (b == 48 && cheap_edges) : b != 128;
       const bool expected = setting == torch_transpose::Override::Always ||
                             (setting == torch_transpose::Override::Rule && by_rule);
       expect_taken(c, expected, [&](const PlacedCase& placed, dim3& grid) {
@@ -1024,43 +1036,60 @@ TEST(KernelsOnHost, RaggedRowPlans) {
         const GatherRows rows = torch_transpose::wants_gather_rows(e, whole_vector_rows, b, gather_tile_side(e));
         torch_transpose::GatherTileArgs args;
         return rows != GatherRows::None && gather_tiles_fit(placed, e, grid, args) &&
-               (rows == GatherRows::Any || torch_transpose::gather_whole_tiles(args, gather_tile_side(e)));
+               (rows == GatherRows::Any ||
+                torch_transpose::gather_edges(args, gather_tile_side(e), e) != torch_transpose::kVectorEdges);
       });
     }
   }
 }
 
-// Which gather tile plans take the kernel without an edge path (gather_whole_tiles): those whose
-// a and run are whole tiles, unless TORCH_TRANSPOSE_GATHER_WHOLE_TILES=0 (ctest's forced run).
-// Among the ragged rows' cases, a = 256 (over b = 40, 48 and 128) in every width, and for 4- and
-// 8-byte elements (tiles of 64) a = 64 over every run but 35 x 4 x 8 = 1120 (b = 40, 48 and 136:
-// runs of 1280, 1536 and 1088); a = 96 and the 5-D shape's a = 60 never.
-TEST(KernelsOnHost, GatherWholeTiles) {
+// Which edge path gather tiles take (gather_edges): none where a and the run are whole tiles
+// (gather_whole_tiles), unless TORCH_TRANSPOSE_GATHER_WHOLE_TILES=0 (ctest's forced run); else
+// masked vectors, but for 1-byte plans whose edge tiles are at most one in 8 (by rule; every
+// one under TORCH_TRANSPOSE_GATHER_SCALAR_EDGES=1, as ctest's forced run sets; none under =0),
+// element by element. Among the ragged rows' cases: whole tiles a = 256 (over b = 40, 48 and
+// 128) in every width, and for 4- and 8-byte elements (tiles of 64) a = 64 over every run but
+// 35 x 4 x 8 = 1120 (b = 40, 48 and 136: runs of 1280, 1536 and 1088); few edge tiles: a = 128
+// over b = 48 (a run of 1008: one tile in 8 for 1-byte elements) and, with whole tiles off,
+// a = 256; a = 96, 80 and the 5-D shape's a = 60 (where it fits: 4- and 8-byte elements) have
+// edges on every tile.
+TEST(KernelsOnHost, GatherEdges) {
   if (torch_transpose::gather_tile_override() == torch_transpose::Override::Never)
     GTEST_SKIP() << "TORCH_TRANSPOSE_GATHER_TILE=0";
-  const bool allowed = torch_transpose::env_override("TORCH_TRANSPOSE_GATHER_WHOLE_TILES") !=
-                       torch_transpose::Override::Never;
-  auto whole_tiles = [](const Case& c, int e, bool& fits) {
+  const torch_transpose::Override scalar = scalar_edges_setting();
+  auto edges_of = [](const Case& c, int e, bool& fits) {
     torch_transpose::GatherTileArgs args;
     dim3 grid;
     fits = gather_tiles_fit(place(c), e, grid, args);
-    return fits && torch_transpose::gather_whole_tiles(args, gather_tile_side(e));
+    return torch_transpose::gather_edges(args, gather_tile_side(e), e);
   };
   for (int e : {1, 2, 4, 8}) {
     for (const Case& c : ragged_row_cases(e)) {
       bool fits = false;
-      const bool whole = whole_tiles(c, e, fits);
+      const torch_transpose::GatherEdgeKind edges = edges_of(c, e, fits);
       if (!fits) continue;
       // Output sizes: a x 8 x 4 x b (and the five-dim case's batch before a): b is the run's first dim.
       const int64_t a = c.sizes[c.sizes.size() - 4], b = c.sizes.back();
-      const bool expected = allowed && (a == 256 || (e >= 4 && a == 64 && b != 35));
-      EXPECT_EQ(whole, expected) << e << "-byte elements, sizes " << c.name;
+      const bool whole = whole_tiles_allowed() && (a == 256 || (e >= 4 && a == 64 && b != 35));
+      const bool few_edges = a == 256 || a == 128;
+      const bool scalar_edges = e == 1 && decide(scalar, few_edges);
+      const torch_transpose::GatherEdgeKind expected =
+          whole ? torch_transpose::kNoEdges : scalar_edges ? torch_transpose::kScalarEdges : torch_transpose::kVectorEdges;
+      EXPECT_EQ(edges, expected) << e << "-byte elements, sizes " << c.name;
     }
     bool fits = false;
-    EXPECT_FALSE(whole_tiles(gather_cases(e)[0], e, fits)) << e << "-byte elements, the 5-D shape";
+    const torch_transpose::GatherEdgeKind five_d = edges_of(gather_cases(e)[0], e, fits);
+    EXPECT_EQ(fits, e >= 4) << e << "-byte elements, the 5-D shape";
+    if (fits) EXPECT_EQ(five_d, torch_transpose::kVectorEdges) << e << "-byte elements, the 5-D shape";
   }
   bool fits = false;
-  EXPECT_EQ(whole_tiles(permute_case({40, 4, 8, 256}, {3, 2, 1, 0}, 1), 1, fits), allowed);
+  EXPECT_EQ(edges_of(permute_case({40, 4, 8, 256}, {3, 2, 1, 0}, 1), 1, fits) == torch_transpose::kNoEdges,
+            whole_tiles_allowed());
+  EXPECT_TRUE(fits);
+  // The rule's bound for 1-byte plans: one edge tile in 4 (a run of 48 x 3 x 3 = 432, 3.4 tiles)
+  // is too many.
+  EXPECT_EQ(edges_of(permute_case({48, 3, 3, 128}, {3, 2, 1, 0}, 1), 1, fits),
+            scalar == torch_transpose::Override::Always ? torch_transpose::kScalarEdges : torch_transpose::kVectorEdges);
   EXPECT_TRUE(fits);
 }
 
