@@ -327,11 +327,44 @@ def test_box_tiles_whose_output_lines_are_half_vectors(device, dtype):
     # The 5-D permute's layout with output lines (d0) of 30, 24 and 12 elements: on CUDA the box
     # tile kernel stores 8 bytes at a time where d0 is whole 8-byte but not 16-byte vectors
     # (fp32 30, uint8 24, bf16 12), 16 bytes where it is whole 16-byte vectors. Into a fresh
-    # tensor and into a guarded view of a larger buffer.
+    # tensor and into a guarded view of a larger buffer. bf16 fresh outputs take half-vector
+    # gather tiles unless TORCH_TRANSPOSE_GATHER_HALF_VECTORS=0 (test_box_tiles_where_half_vector_gather_is_off).
     dims = (4, 2, 0, 3, 1)
     for d0 in (30, 24, 12):
         x = random_bits((2, d0, 3, 50, 60), dtype, device)
         check_fresh_and_guarded_outputs(x, dims)
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=str)
+def test_half_vector_gather_tiles(device, dtype):
+    # 2-byte layouts of the 5-D permute's kind whose input fast dim a = 60 is not whole 16-byte
+    # vectors: on CUDA gather tiles of side 64 with 8-byte vectors take them
+    # (gather_half_vectors), box tiles under TORCH_TRANSPOSE_GATHER_HALF_VECTORS=0. Output lines
+    # of 30 and 12, a partial last run tile, two batch dims; into a fresh tensor, into a guarded
+    # view one element in (off the 8-byte grid: box tiles) and into a view of rows at a padded
+    # pitch that keeps the 8-byte grid.
+    for shape, dims in [((2, 30, 3, 50, 60), (4, 2, 0, 3, 1)), ((2, 12, 3, 50, 60), (4, 2, 0, 3, 1)),
+                        ((2, 24, 3, 10, 60), (4, 2, 0, 3, 1)), ((2, 3, 24, 4, 60), (1, 0, 4, 3, 2))]:
+        x = random_bits(shape, dtype, device)
+        check_fresh_and_guarded_outputs(x, dims)
+        out_shape = tuple(shape[d] for d in dims)
+        if len(shape) == 5 and dims[0] == 4:
+            run = math.prod(out_shape[1:])
+            buf = poisoned((out_shape[0], run + 8), dtype, device)
+            check_permute_into_view(x, dims, buf, buf[:, 4:4 + run].view(out_shape))
+        kernels = cuda_kernels_of(lambda: tt.permute(x, dims)) if device == "cuda" else None
+        if kernels is not None:  # None: no profiler (compute-sanitizer), values only
+            half_vector_gather = any("gather_tile_transpose_kernel<unsigned short, 4, 64," in k for k in kernels)
+            assert half_vector_gather == (os.environ.get("TORCH_TRANSPOSE_GATHER_HALF_VECTORS") != "0"), kernels
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_box_tiles_where_half_vector_gather_is_off():
+    # TORCH_TRANSPOSE_GATHER_HALF_VECTORS=0: box tiles take the 2-byte layouts above, and the box
+    # tile test's bf16 cases (a = 60) meet box tiles again.
+    run_file_with_switches(__file__, {"TORCH_TRANSPOSE_GATHER_HALF_VECTORS": "0"},
+                           "(test_half_vector_gather_tiles or test_box_tiles_whose_output_lines_are_half_vectors) and cuda", 5)
 
 
 @pytest.mark.parametrize("dtype", [torch.uint8, torch.bfloat16, torch.float32, torch.float64], ids=str)

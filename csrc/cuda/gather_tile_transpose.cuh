@@ -119,6 +119,18 @@ inline bool gather_fetch_256(bool rule) {
   return decide(setting, rule);
 }
 
+// TORCH_TRANSPOSE_GATHER_HALF_VECTORS: 0 = 2-byte plans of the 5-D route whose a is not whole
+// 16-byte vectors go to box tiles, unset (or 1) = gather tiles of side 64 with 8-byte vectors take
+// those that fit (a whole 8-byte vectors; rows of 64 elements are 128 bytes, one line, as 4-byte
+// tiles' rows of 64 are two). Why: the bf16 5-D permute (4, 2, 0, 3, 1) of 20x30x40x50x60 has
+// a = 60, 120 bytes, and ran at 0.455 of copy on box tiles, against 0.956 for fp32 on gather tiles
+// (bench/NOTES.md v59, v60).
+inline bool gather_half_vectors() {
+  static const Override setting = env_override("TORCH_TRANSPOSE_GATHER_HALF_VECTORS");
+  return setting != Override::Never;
+}
+constexpr int kHalfVectorGatherTile = 64;
+
 // How gather tiles load, by the route that asked for them: plans with a fast dim below 32 (the
 // 5-D permute's, in place of box tiles) or output rows that are not whole tiles
 // (wants_gather_rows). The first take the lean tiles' rule (evict_last loads but for 2-byte
@@ -210,22 +222,23 @@ gather_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, cons
       out + at.out_off, at.a0, at.b0, args.out_sa, args, tile, chunks);
 }
 
-// Whether the plan takes gather tiles of side kTile with 16-byte vectors, and their arguments and
-// grid (x: tiles along the run, y: along a, z: batch items). Fits: a transpose with unit strides on
-// both fast dims, 32-bit offsets, a run of 2..kMaxGatherDims dims, at most two batch dims, a and
-// the run whole vectors, every stride and both bases 16-byte aligned, a grid within CUDA's limits.
+// Whether the plan takes gather tiles of side kTile with vectors of vector_bytes (16, or 8 for
+// half-vector tiles: gather_half_vectors), and their arguments and grid (x: tiles along the run,
+// y: along a, z: batch items). Fits: a transpose with unit strides on both fast dims, 32-bit
+// offsets, a run of 2..kMaxGatherDims dims, at most two batch dims, a and the run whole vectors,
+// every stride and both bases aligned to a vector, a grid within CUDA's limits.
 // The rule (where the switch is unset): a at least half a tile, so that input rows are at least
 // half a tile row long (the plans this replaces box tiles on, where b < 32; from b = 32 the
 // launcher asks only where wants_gather_rows does, under the same rule on a).
 template <int kTile>
 bool make_gather_tile_args(const LayoutPlan& plan, uintptr_t in_address, uintptr_t out_address, int element_bytes,
-                           GatherTileArgs& args, dim3& grid) {
+                           GatherTileArgs& args, dim3& grid, int vector_bytes = 16) {
   if (gather_tile_override() == Override::Never || plan.kind != PlanKind::Transpose || plan.needs_64bit_index ||
       element_bytes > 8 || !plan.offsets_fit_32())
     return false;
   const FastDims f = FastDims::from_plan(plan);
   if (f.in_sa != 1 || f.out_sb != 1 || !decide(gather_tile_override(), f.size_a * 2 >= kTile)) return false;
-  const int64_t v = 16 / element_bytes;
+  const int64_t v = vector_bytes / element_bytes;
 
   // The run: b (the last plan dim), then outward while each dim continues it in the output.
   bool in_run[kMaxPlanRank] = {};
@@ -251,7 +264,8 @@ bool make_gather_tile_args(const LayoutPlan& plan, uintptr_t in_address, uintptr
     batch.out_strides[batch.rank] = plan.out_strides[d];
     ++batch.rank;
   }
-  if (f.size_a % v != 0 || length % v != 0 || f.out_sa % v != 0 || in_address % 16 != 0 || out_address % 16 != 0)
+  if (f.size_a % v != 0 || length % v != 0 || f.out_sa % v != 0 || in_address % vector_bytes != 0 ||
+      out_address % vector_bytes != 0)
     return false;
   const int64_t tiles_q = ceil_div(length, kTile), tiles_a = ceil_div(f.size_a, kTile), items = batch.count();
   if (tiles_q > 0x7fffffff || tiles_a > 65535 || items > 65535 || !LeanBatch::from(batch, args.batch)) return false;

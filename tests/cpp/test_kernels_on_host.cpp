@@ -969,6 +969,40 @@ TEST(KernelsOnHost, GatherTilePlans) {
   EXPECT_EQ(grid.z, 1u);
 }
 
+// 2-byte plans of the 5-D route whose a is not whole 16-byte vectors: gather tiles of side 64 with
+// 8-byte vectors (gather_half_vectors; the launcher asks only where 16-byte vectors do not fit
+// a, and GatherTiles runs them through it): the 5-D shape (a = 60, a run of 9000: 141 tiles), a =
+// 60 over a partial last run tile, two batch dims; not a base off the 8-byte grid, nor a = 20
+// (under half a tile; TORCH_TRANSPOSE_GATHER_TILE=1 overrides that).
+TEST(KernelsOnHost, HalfVectorGatherPlans) {
+  const torch_transpose::Override setting = torch_transpose::gather_tile_override();
+  if (setting == torch_transpose::Override::Never) GTEST_SKIP() << "TORCH_TRANSPOSE_GATHER_TILE=0";
+  auto half_vector_fit = [](const Case& c, bool expected, dim3* grid_out = nullptr) {
+    expect_taken(c, expected, [&](const PlacedCase& placed, dim3& grid) {
+      torch_transpose::GatherTileArgs args;
+      const bool fits = torch_transpose::make_gather_tile_args<torch_transpose::kHalfVectorGatherTile>(
+          placed.plan, placed.in_address, placed.out_address, 2, args, grid, /*vector_bytes=*/8);
+      if (grid_out) *grid_out = grid;
+      return fits;
+    });
+  };
+  dim3 grid;
+  half_vector_fit(gather_cases(2)[0], true, &grid);
+  EXPECT_EQ(grid.x, 141u);
+  EXPECT_EQ(grid.y, 1u);
+  half_vector_fit(permute_case({2, 24, 3, 10, 60}, {4, 2, 0, 3, 1}, 2), true);
+  half_vector_fit(permute_case({2, 3, 24, 4, 60}, {1, 0, 4, 3, 2}, 2), true);
+  half_vector_fit(permute_case({2, 30, 3, 50, 60}, {4, 2, 0, 3, 1}, 2, {}, 1), false);  // base 2 bytes off
+  half_vector_fit(permute_case({2, 30, 3, 50, 20}, {4, 2, 0, 3, 1}, 2), setting == torch_transpose::Override::Always);
+}
+
+TEST(KernelsOnHost, HalfVectorGatherTiles) {
+  for (const Case& c : {permute_case({2, 24, 3, 10, 60}, {4, 2, 0, 3, 1}, 2), permute_case({2, 3, 24, 4, 60}, {1, 0, 4, 3, 2}, 2),
+                        into_view(permute_case({2, 30, 3, 50, 60}, {4, 2, 0, 3, 1}, 2), {9004, 3000, 1500, 30, 1}, 4,
+                                  "rows of 9000 at a pitch of 9004, 4 in")})
+    check_case(c);
+}
+
 // Plans whose fast dims are both 32 or more over an output run that the input does not merge
 // (the 4-D reversal's layout): output rows (b) of 35 and 33 elements (not whole 16-byte vectors),
 // a = 64, 80 (a partial tile for 4- and 8-byte elements) and 96, runs of 1120 and 1056 (a partial
