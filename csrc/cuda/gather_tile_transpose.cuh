@@ -165,8 +165,8 @@ inline bool gather_whole_tiles(const GatherTileArgs& args, int tile) {
 }
 
 // How a gather kernel treats tiles that cross the end of a or of the run (gather_edges):
-// kNoEdges: there are none (whole tiles); kVectorEdges: masked 16-byte vectors
-// (vector_tile_rows); kScalarEdges (1-byte tiles only): element by element (gather_edge_tile),
+// kNoEdges: there are none (whole tiles); kVectorEdges: masked vectors (16 bytes, or 8 for
+// half-vector tiles; vector_tile_rows); kScalarEdges (1-byte tiles only): element by element (gather_edge_tile),
 // 37 registers against the masked vectors' 72 (ptxas -v, sm_90; 2-byte tiles: 47 against 49,
 // nothing to gain), but bytes move one at a time, so only plans with few edge tiles take them.
 enum GatherEdgeKind : int { kNoEdges, kVectorEdges, kScalarEdges };
