@@ -335,6 +335,36 @@ def test_box_tiles_whose_output_lines_are_half_vectors(device, dtype):
         check_fresh_and_guarded_outputs(x, dims)
 
 
+# Box tiles' element type names and 16-byte vector widths by element size (the kernel's template
+# arguments <T, VIN, VOUT, ...> as the profiler names them).
+BOX_ELEMENT_NAMES = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "uint2"}
+
+
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.bfloat16, torch.float32, torch.float64], ids=str)
+def test_box_tiles_of_tiny_matrices(device, dtype):
+    # Batches of 7 x 9 matrices: on CUDA box tiles take a chunk of whole matrices a tile, the
+    # largest chunk (within 64 below the tile budget) whose runs are whole 16-byte vectors
+    # (box_chunk: 80 bf16 and 40 fp32 matrices of 800, where 100 and 50 would leave both sides
+    # element by element; uint8 has no such chunk there, fp64's largest is one), the largest
+    # under TORCH_TRANSPOSE_BOX_VECTOR_CHUNKS=0 (test_tiny_matrices_by_largest_box_chunk).
+    # Into a fresh tensor and a guarded view one element in (element by element).
+    x = random_bits((800, 7, 9), dtype, device)
+    check_fresh_and_guarded_outputs(x, (0, 2, 1))
+    kernels = cuda_kernels_of(lambda: tt.permute(x, (0, 2, 1))) if device == "cuda" else None
+    if kernels is not None:  # None: no profiler (compute-sanitizer), values only
+        e = x.element_size()
+        vector_chunks = os.environ.get("TORCH_TRANSPOSE_BOX_VECTOR_CHUNKS") != "0"
+        v = {1: 1, 2: 8 if vector_chunks else 1, 4: 4 if vector_chunks else 1, 8: 2}[e]
+        expected = f"box_tile_transpose_kernel<{BOX_ELEMENT_NAMES[e]}, {v}, {v},"
+        assert any(expected in k for k in kernels), (expected, kernels)
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_tiny_matrices_by_largest_box_chunk():
+    run_file_with_switches(__file__, {"TORCH_TRANSPOSE_BOX_VECTOR_CHUNKS": "0"}, "test_box_tiles_of_tiny_matrices and cuda", 4)
+
+
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=str)
 def test_half_vector_gather_tiles(device, dtype):
     # 2-byte layouts of the 5-D permute's kind whose input fast dim a = 60 is not whole 16-byte

@@ -45,6 +45,19 @@ inline bool box_tile_enabled() {
   return enabled;
 }
 
+// TORCH_TRANSPOSE_BOX_VECTOR_CHUNKS=0 takes the largest chunk of items even where its runs are
+// not whole 16-byte vectors (box_chunk; read once; for A/B runs and tests of the scalar sides).
+// H200, GPU time, two rounds, ratio to copy, largest chunk -> chunk of whole vectors
+// (bench/NOTES.md v61): bf16 100000x7x9 0.338-0.341 -> 0.470-0.494, fp16 0.338-0.358 ->
+// 0.448-0.463, bf16 100000x9x7 0.338-0.357 -> 0.441-0.456, bf16 30000x7x9 0.539-0.540 ->
+// 0.604-0.641, fp32 100000x7x9 0.716-0.717 -> 0.726-0.738; unchanged plans level (int8 and
+// fp64 100000x7x9, fp32 65536x8x8, bf16 50000x12x10). torch.compile reads 0.83-0.86 on the
+// 2-byte ones and 1.07 on fp32: these plans stay well short of it.
+inline bool box_vector_chunks() {
+  static const bool on = !env_switched_off("TORCH_TRANSPOSE_BOX_VECTOR_CHUNKS");
+  return on;
+}
+
 // TORCH_TRANSPOSE_BOX_HALF_STORES=0 keeps 16-byte stores (and their carry walk) on store sides
 // whose d0 is whole 8-byte but not whole 16-byte vectors (read once; for A/B runs).
 inline bool box_half_stores() {
@@ -233,16 +246,6 @@ inline BoxSide make_side(const SideDims& s, const int64_t smem_stride_of_dim[], 
 
 inline int64_t odd_at_least(int64_t x) { return x % 2 == 0 ? x + 1 : x; }
 
-// The largest divisor of n in (cap - 64, cap], or 1. The plan is made on every call, so the
-// search is bounded (a prime n with a cap of thousands would otherwise cost tens of
-// microseconds); a chunk much below the cap would fail the quarter-budget test anyway.
-inline int64_t largest_divisor_up_to(int64_t n, int64_t cap) {
-  const int64_t top = std::min(n, cap);
-  for (int64_t c = top; c > 1 && c > top - 64; --c)
-    if (n % c == 0) return c;
-  return 1;
-}
-
 // Both sides' walks of the tile (a whole, b whole, `chunk` items of batch dim c).
 struct BoxSides {
   SideDims load, store;
@@ -257,6 +260,27 @@ inline BoxSides box_sides(const LayoutPlan& plan, int c, int64_t chunk) {
   const int64_t out_extents[3] = {f.size_b, f.size_a, chunk};
   const int64_t out_strides[3] = {1, f.out_sa, plan.out_strides[c]};
   return {order_side(in_dims, in_extents, in_strides), order_side(out_dims, out_extents, out_strides)};
+}
+
+// The chunk of batch dim c: the largest divisor of its size in (cap - 64, cap] whose tile's runs
+// are whole 16-byte vectors on both sides, else the largest divisor there (its sides then move
+// element by element). Tiny matrices make the difference: 100000 x 7 x 9 has runs of 63 x chunk
+// elements, and the largest divisor (bf16: 125, fp32: 50) left both sides scalar where 80 and 40
+// keep 16-byte vectors (box_vector_chunks says what that gained). The plan is made on every
+// call, so the search is bounded (a prime size with a cap of thousands would otherwise cost tens
+// of microseconds); a chunk much below the cap would fail the quarter-budget test anyway.
+inline int64_t box_chunk(const LayoutPlan& plan, int c, int64_t cap) {
+  const int64_t n = plan.sizes[c], top = std::min(n, cap);
+  const int full = plan.element_bytes >= 16 ? 1 : 16 / plan.element_bytes;
+  int64_t largest = 1;
+  for (int64_t chunk = top; chunk > 1 && chunk > top - 64; --chunk) {
+    if (n % chunk != 0) continue;
+    if (largest == 1) largest = chunk;
+    if (!box_vector_chunks()) break;
+    const BoxSides sides = box_sides(plan, c, chunk);
+    if (run_length(sides.load) % full == 0 && run_length(sides.store) % full == 0) return chunk;
+  }
+  return largest;
 }
 
 }  // namespace box_tile_detail
@@ -281,7 +305,7 @@ inline bool make_box_tile_args(const LayoutPlan& plan, uintptr_t in_address, uin
   BoxSides sides;
   for (int d : plan.batch_dims()) {
     if (plan.in_strides[d] <= 0 || plan.out_strides[d] <= 0) continue;
-    const int64_t items = largest_divisor_up_to(plan.sizes[d], capacity / ab);
+    const int64_t items = box_chunk(plan, d, capacity / ab);
     if (ab * items * 4 < capacity) continue;
     const BoxSides candidate = box_sides(plan, d, items);
     const int64_t run = std::min(run_length(candidate.load), run_length(candidate.store));

@@ -846,6 +846,7 @@ std::vector<Case> box_cases(int e) {
       permute_case({7, 45, 6, 10}, {3, 1, 0, 2}, e),
       permute_case({12, 3, 40, 20}, {1, 3, 0, 2}, e),
       permute_case({64, 5, 12}, {0, 2, 1}, e),
+      permute_case({800, 7, 9}, {0, 2, 1}, e),  // chunks of whole vectors below the largest (box_chunk)
   };
   cases.push_back(out_slice_case(e));
   // Output lines (d0) of 24 and 12 elements: 8-byte stores for 1- and 2-byte elements.
@@ -884,6 +885,38 @@ TEST(KernelsOnHost, BoxTilePlans) {
       EXPECT_EQ(args.load.vectors, 60u * 30u * 2u / 4u);
       EXPECT_EQ(args.total_tiles, 2u * 3u * 25u);
     }
+  }
+}
+
+// Tiny matrices whose largest chunk in the window is not whole 16-byte vectors (800 x 7 x 9:
+// 2-byte 100 and 4-byte 50 items, 12600 bytes) take the largest chunk that is (80 and 40 items,
+// 10080 bytes) and 16-byte walks on both sides; under TORCH_TRANSPOSE_BOX_VECTOR_CHUNKS=0 (ctest's
+// forced run) the largest chunk and element-by-element walks. 1-byte (200 items, 12600 bytes: no
+// whole-vector chunk in the window) and 8-byte elements (32 items, 16128 bytes) keep the largest.
+TEST(KernelsOnHost, BoxVectorChunks) {
+  if (!torch_transpose::box_tile_enabled()) GTEST_SKIP() << "TORCH_TRANSPOSE_BOX_TILE=0";
+  const bool vector_chunks = torch_transpose::box_vector_chunks();
+  struct Expected {
+    int e;
+    uint32_t tiles;  // 800 / chunk
+    int v;           // both sides' vector width in elements
+  };
+  const Expected expected[] = {{1, 4, 1},
+                               {2, vector_chunks ? 10u : 8u, vector_chunks ? 8 : 1},
+                               {4, vector_chunks ? 20u : 16u, vector_chunks ? 4 : 1},
+                               {8, 25, 2}};
+  for (const Expected& x : expected) {
+    const Case c = permute_case({800, 7, 9}, {0, 2, 1}, x.e);
+    SCOPED_TRACE(c.name);
+    const uintptr_t in_address = 4096, out_address = 8192;
+    const LayoutPlan plan = plan_of(c, in_address, out_address);
+    torch_transpose::BoxTileArgs args;
+    int load_v = 0, store_v = 0;
+    ASSERT_TRUE(torch_transpose::make_box_tile_args(plan, in_address, out_address, args, load_v, store_v))
+        << plan.explain();
+    EXPECT_EQ(args.total_tiles, x.tiles);
+    EXPECT_EQ(load_v, x.v);
+    EXPECT_EQ(store_v, x.v);
   }
 }
 
