@@ -190,6 +190,11 @@ inline GatherEdgeKind gather_edges(const GatherTileArgs& args, int tile, int ele
 // An edge tile element by element: each thread loads elements of tile rows (b) from their input
 // rows, one run division per element, and stores elements of output rows (a). The tile is the
 // vector path's buffer, unpadded: bank conflicts cost only edge tiles.
+// It repeats the square tiles' scalar_edge_tile but for how it finds input rows and the tile's
+// pitch, on purpose: one body for both (input rows by an offset indexer, bounds in 64 bits) took
+// these kernels from 37 to 34 registers and lost on the H200 in two rounds each of two builds,
+// alternated in one call (bench/NOTES.md v61): int8 (2, 1, 0) of 1000x1000x1024 0.840 / 0.840 ->
+// 0.776 / 0.776, fp8 of 1000x1000x256 0.759 / 0.759 -> 0.710 / 0.710.
 template <typename T, int kTile>
 __device__ __forceinline__ void gather_edge_tile(const T* __restrict__ src, T* __restrict__ dst, int32_t a0, int32_t b0,
                                                  const GatherTileArgs& args, T* tile) {
