@@ -335,8 +335,8 @@ def test_box_tiles_whose_output_lines_are_half_vectors(device, dtype):
         check_fresh_and_guarded_outputs(x, dims)
 
 
-# Box tiles' element type names and 16-byte vector widths by element size (the kernel's template
-# arguments <T, VIN, VOUT, ...> as the profiler names them).
+# The box kernel's element type by element size, as the profiler names its first template
+# argument (box_tile_transpose_kernel<T, VIN, VOUT, ...>).
 BOX_ELEMENT_NAMES = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "uint2"}
 
 
