@@ -1852,4 +1852,33 @@ TEST(KernelsOnHost, RandomPermutations) {
   }
 }
 
+// Batches of tiny matrices (the box tiles' plans): random batch sizes put box_chunk's window over
+// different divisors, so chunks of whole vectors, the largest chunk and no chunk at all (other
+// kernels) all occur; random matrix sides give vector walks that wrap inside rows (the carry
+// walk); an input offset makes some bases misaligned (element-by-element walks).
+TEST(KernelsOnHost, RandomTinyMatrixBatches) {
+  std::mt19937 rng(58);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  int box_vector_plans = 0, box_scalar_plans = 0;  // plans that fit box tiles, by their load walk
+  for (int trial = 0; trial < 120; ++trial) {
+    const int64_t rows = pick(2, 16), cols = pick(2, 16), batch = pick(64, 1500);
+    const int e = kWidths[pick(0, 4)];
+    const Case c = permute_case({batch, rows, cols}, {0, 2, 1}, e, {}, pick(0, 3) == 0 ? pick(1, 9) : 0);
+    check_case(c);
+    if (HasFailure()) break;
+    const uintptr_t in_address = 4096 + e * c.in_offset, out_address = 1 << 20;
+    torch_transpose::BoxTileArgs args;
+    int load_v = 0, store_v = 0;
+    if (torch_transpose::make_box_tile_args(plan_of(c, in_address, out_address), in_address, out_address, args, load_v,
+                                            store_v))
+      ++(load_v > 1 ? box_vector_plans : box_scalar_plans);
+  }
+  // The trials reach both walks (a proxy: plans that fit box tiles, whichever kernel runs them),
+  // unless box tiles are off (ctest's fallback run).
+  if (torch_transpose::box_tile_enabled()) {
+    EXPECT_GT(box_vector_plans, 10);
+    EXPECT_GT(box_scalar_plans, 10);
+  }
+}
+
 }  // namespace
