@@ -88,6 +88,22 @@ def run_file_with_switches(test_file, switches, selection, passed):
     assert done.returncode == 0 and re.search(rf"\b{passed} passed", done.stdout), done.stdout[-2000:] + done.stderr[-2000:]
 
 
+# The element type a CUDA kernel is instantiated for (its first template argument), by element
+# size, as the profiler names it.
+KERNEL_ELEMENT_TYPES = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "uint2"}
+
+
+def kernel_template_args(kernels, kernel):
+    """The template arguments, as strings, of the first launch of `kernel` among `kernels` (names
+    as cuda_kernels_of gives them: '...gather_tile_transpose_kernel<float, 4, 64, false>(...)'),
+    or None where it did not run: which instantiation a route reached."""
+    for name in kernels:
+        found = re.search(rf"(?<!\w){kernel}<([^<>]*)>", name)
+        if found:
+            return [arg.strip() for arg in found.group(1).split(",")]
+    return None
+
+
 def cuda_kernels_of(fn):
     """The names of the CUDA kernels (and copies) that fn() launches (torch.profiler), for tests
     that must reach one kernel: a route that silently went elsewhere would pass on values alone.

@@ -8,8 +8,8 @@ import pytest
 import torch
 
 import torch_transpose as tt
-from helpers import (assert_bits_equal, assert_only_view_written, check_permute_into_view, cuda_kernels_of, poisoned,
-                     random_bits, run_file_with_switches)
+from helpers import (KERNEL_ELEMENT_TYPES, assert_bits_equal, assert_only_view_written, check_permute_into_view,
+                     cuda_kernels_of, kernel_template_args, poisoned, random_bits, run_file_with_switches)
 
 
 def reference(x, dims):
@@ -335,9 +335,20 @@ def test_box_tiles_whose_output_lines_are_half_vectors(device, dtype):
         check_fresh_and_guarded_outputs(x, dims)
 
 
-# The box kernel's element type by element size, as the profiler names its first template
-# argument (box_tile_transpose_kernel<T, VIN, VOUT, ...>).
-BOX_ELEMENT_NAMES = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "uint2"}
+def test_kernel_template_args_reads_profiler_names():
+    # The route checks below read instantiations from names as the profiler demangles them (the
+    # form cuobjdump printed for this library's kernels): a name with another kernel whose name
+    # ends in the one asked for, and a launch list without it.
+    names = ["void torch_transpose::realigned_output_span_tile_transpose_kernel<unsigned short, 4, true>("
+             "unsigned short const*, unsigned short*, torch_transpose::RealignedOutputSpanTileArgs)",
+             "void torch_transpose::box_tile_transpose_kernel<uint2, 2, 2, true>(uint2 const*, uint2*, "
+             "torch_transpose::BoxTileArgs)",
+             "void torch_transpose::gather_tile_transpose_kernel<unsigned char, 16, 128, false, true, false, 2>("
+             "unsigned char const*, unsigned char*, torch_transpose::GatherTileArgs)"]
+    assert kernel_template_args(names, "box_tile_transpose_kernel") == ["uint2", "2", "2", "true"]
+    assert kernel_template_args(names, "gather_tile_transpose_kernel")[-1] == "2"
+    assert kernel_template_args(names, "output_span_tile_transpose_kernel") is None
+    assert kernel_template_args(names[:1], "box_tile_transpose_kernel") is None
 
 
 @pytest.mark.parametrize("dtype", [torch.uint8, torch.bfloat16, torch.float32, torch.float64], ids=str)
@@ -355,8 +366,8 @@ def test_box_tiles_of_tiny_matrices(device, dtype):
         e = x.element_size()
         vector_chunks = os.environ.get("TORCH_TRANSPOSE_BOX_VECTOR_CHUNKS") != "0"
         v = {1: 1, 2: 8 if vector_chunks else 1, 4: 4 if vector_chunks else 1, 8: 2}[e]
-        expected = f"box_tile_transpose_kernel<{BOX_ELEMENT_NAMES[e]}, {v}, {v},"
-        assert any(expected in k for k in kernels), (expected, kernels)
+        box = kernel_template_args(kernels, "box_tile_transpose_kernel")  # <T, VIN, VOUT, ...>
+        assert box is not None and box[:3] == [KERNEL_ELEMENT_TYPES[e], str(v), str(v)], (v, kernels)
 
 
 @pytest.mark.cuda
@@ -384,7 +395,8 @@ def test_half_vector_gather_tiles(device, dtype):
             check_permute_into_view(x, dims, buf, buf[:, 4:4 + run].view(out_shape))
         kernels = cuda_kernels_of(lambda: tt.permute(x, dims)) if device == "cuda" else None
         if kernels is not None:  # None: no profiler (compute-sanitizer), values only
-            half_vector_gather = any("gather_tile_transpose_kernel<unsigned short, 4, 64," in k for k in kernels)
+            gather = kernel_template_args(kernels, "gather_tile_transpose_kernel")  # <T, V, kTile, ...>
+            half_vector_gather = gather is not None and gather[:3] == ["unsigned short", "4", "64"]
             assert half_vector_gather == (os.environ.get("TORCH_TRANSPOSE_GATHER_HALF_VECTORS") != "0"), kernels
 
 
@@ -479,13 +491,6 @@ def gather_tiles_expected(dtype, shape):
     return b in (35, 33, 40) or (b == 48 and gather_edges_expected(dtype, shape) != VECTOR_EDGES)
 
 
-def gather_kernel_edges(kernel_name):
-    """The edge path (GatherEdgeKind) of a gather tile kernel by its name as the profiler gives it
-    (...gather_tile_transpose_kernel<float, 4, 64, false, true, false, 0>(...)): the last
-    template argument."""
-    return int(kernel_name.split("gather_tile_transpose_kernel<", 1)[1].split(">", 1)[0].split(",")[-1])
-
-
 @pytest.mark.parametrize("dtype", [torch.uint8, torch.bfloat16, torch.float32, torch.float64], ids=str)
 def test_ragged_output_rows_over_the_outputs_run(device, dtype):
     # Into a fresh tensor, into a guarded view whose rows keep the fresh layout's alignment (the
@@ -499,10 +504,10 @@ def test_ragged_output_rows_over_the_outputs_run(device, dtype):
         check_permute_into_view(x, dims, buf, buf[1:1 + out_shape[0]])
         kernels = cuda_kernels_of(lambda: tt.permute(x, dims)) if device == "cuda" else None
         if kernels is not None:  # the route; None: no profiler (compute-sanitizer), values only
-            gather = [k for k in kernels if "gather_tile_transpose_kernel" in k]
-            assert bool(gather) == gather_tiles_expected(dtype, shape), kernels
-            if gather:
-                assert gather_kernel_edges(gather[0]) == gather_edges_expected(dtype, shape), gather
+            gather = kernel_template_args(kernels, "gather_tile_transpose_kernel")  # the last: its GatherEdgeKind
+            assert (gather is not None) == gather_tiles_expected(dtype, shape), kernels
+            if gather is not None:
+                assert int(gather[-1]) == gather_edges_expected(dtype, shape), kernels
 
 
 @pytest.mark.cuda

@@ -860,6 +860,22 @@ TEST(KernelsOnHost, BoxTiles) {
     for (const Case& c : box_cases(e)) check_case(c);
 }
 
+// A case's box tile arguments where it is placed as the plan tests place it (place): whether the
+// plan fits box tiles, and each side's vector width.
+struct BoxPlan {
+  PlacedCase placed;
+  bool fits = false;
+  torch_transpose::BoxTileArgs args;
+  int load_v = 0, store_v = 0;
+};
+
+BoxPlan box_plan(const Case& c) {
+  BoxPlan b{place(c)};
+  b.fits = torch_transpose::make_box_tile_args(b.placed.plan, b.placed.in_address, b.placed.out_address, b.args, b.load_v,
+                                               b.store_v);
+  return b;
+}
+
 // The cases above reach the box kernel (unless TORCH_TRANSPOSE_BOX_TILE=0), with 16-byte
 // walks on both sides for the aligned 5-D and small-matrix cases.
 TEST(KernelsOnHost, BoxTilePlans) {
@@ -868,12 +884,10 @@ TEST(KernelsOnHost, BoxTilePlans) {
   for (size_t i = 0; i < cases.size(); ++i) {
     const Case& c = cases[i];
     SCOPED_TRACE(c.name);
-    const uintptr_t in_address = 4096 + 4 * c.in_offset, out_address = 4096 + 4 * c.out_offset;
-    const LayoutPlan plan = plan_of(c, in_address, out_address);
-    torch_transpose::BoxTileArgs args;
-    int load_v = 0, store_v = 0;
-    ASSERT_TRUE(torch_transpose::make_box_tile_args(plan, in_address, out_address, args, load_v, store_v))
-        << plan.explain();
+    const BoxPlan b = box_plan(c);
+    ASSERT_TRUE(b.fits) << b.placed.plan.explain();
+    const torch_transpose::BoxTileArgs& args = b.args;
+    const int load_v = b.load_v, store_v = b.store_v;
     if (i == 0 || i == 3) {  // 5-D with 50, 300 x 8 x 8: aligned bases and strides
       EXPECT_EQ(load_v, 4);
       // The 5-D shape's store side (d0 = 30) takes 8-byte stores unless they are switched off.
@@ -908,15 +922,11 @@ TEST(KernelsOnHost, BoxVectorChunks) {
   for (const Expected& x : expected) {
     const Case c = permute_case({800, 7, 9}, {0, 2, 1}, x.e);
     SCOPED_TRACE(c.name);
-    const uintptr_t in_address = 4096, out_address = 8192;
-    const LayoutPlan plan = plan_of(c, in_address, out_address);
-    torch_transpose::BoxTileArgs args;
-    int load_v = 0, store_v = 0;
-    ASSERT_TRUE(torch_transpose::make_box_tile_args(plan, in_address, out_address, args, load_v, store_v))
-        << plan.explain();
-    EXPECT_EQ(args.total_tiles, x.tiles);
-    EXPECT_EQ(load_v, x.v);
-    EXPECT_EQ(store_v, x.v);
+    const BoxPlan b = box_plan(c);
+    ASSERT_TRUE(b.fits) << b.placed.plan.explain();
+    EXPECT_EQ(b.args.total_tiles, x.tiles);
+    EXPECT_EQ(b.load_v, x.v);
+    EXPECT_EQ(b.store_v, x.v);
   }
 }
 
@@ -1866,12 +1876,8 @@ TEST(KernelsOnHost, RandomTinyMatrixBatches) {
     const Case c = permute_case({batch, rows, cols}, {0, 2, 1}, e, {}, pick(0, 3) == 0 ? pick(1, 9) : 0);
     check_case(c);
     if (HasFailure()) break;
-    const uintptr_t in_address = 4096 + e * c.in_offset, out_address = 1 << 20;
-    torch_transpose::BoxTileArgs args;
-    int load_v = 0, store_v = 0;
-    if (torch_transpose::make_box_tile_args(plan_of(c, in_address, out_address), in_address, out_address, args, load_v,
-                                            store_v))
-      ++(load_v > 1 ? box_vector_plans : box_scalar_plans);
+    const BoxPlan b = box_plan(c);
+    if (b.fits) ++(b.load_v > 1 ? box_vector_plans : box_scalar_plans);
   }
   // The trials reach both walks (a proxy: plans that fit box tiles, whichever kernel runs them),
   // unless box tiles are off (ctest's fallback run).
