@@ -37,6 +37,15 @@ template <> struct ElementOf<16> { using type = Bytes16; };
 // A tile of this many bytes per side keeps both the tile's input rows and output rows in L1
 // (32 x 32 fp32 = 4 KiB per side) while each row is at least two 64-byte lines.
 constexpr int64_t kCpuTileBytes = 128;
+template <typename T>
+constexpr int64_t kCpuTile = std::max<int64_t>(16, kCpuTileBytes / static_cast<int64_t>(sizeof(T)));  // elements
+
+// Tiles whose AVX-512 blocks are streamed (4- and 8-byte elements, unit stride along a on the
+// input and along b on the output, a large output) are twice as wide: 64 x 64 fp32. Their
+// blocks go straight to the output, so no tile is staged, and the larger tile measured faster
+// on the 2-core Zen 5 VM (4096^2 fp32: 36-45 GB/s against 36-40 for 32 x 32; bench/NOTES.md,
+// CPU v5). Plainly stored, the narrower tile was as fast or faster.
+constexpr int64_t kCpuWideTileBytes = 256;
 
 // Outputs of at least this many bytes are written with streaming stores (streaming_store.h).
 // Smaller ones may still be in cache when the caller reads them, which plain stores keep.
@@ -62,12 +71,14 @@ inline int64_t short_block_columns(int64_t rows, int64_t b_full, int64_t k, int6
 //   -> NCHW of 2-15 channels is) go by blocks cut short along a, which store only those rows but
 //   load whole input vectors: where src_readable (the largest element offset from src that
 //   lies inside the input) says those loads stay inside it.
+// stream_blocks: AVX-512 blocks write their output rows with streaming stores, which needs
+// each such row on a 64-byte line (transpose_tiles says when).
 // 2-core VM, same session, eager's time / ours (bench/NOTES.md, CPU v4): NHWC -> NCHW int8
 // 64x224x224x3 0.73-0.79 -> 1.47-1.81, bf16 C = 3 0.86 -> 1.86-2.13, int8 C = 8 0.86-0.91 ->
 // 2.3-4.9; NCHW -> NHWC fp32 32x3x224x224 0.57-0.65 -> 1.70-2.39, bf16 0.61-0.81 -> 1.14-1.43.
 template <typename T>
 void move_tile(const T* src, int64_t src_sa, int64_t src_sb, T* dst, int64_t dst_sa, int64_t dst_sb,
-               int64_t na, int64_t nb, int64_t src_readable) {
+               int64_t na, int64_t nb, int64_t src_readable, bool stream_blocks = false) {
   auto scalar_block = [&](int64_t a_lo, int64_t a_hi, int64_t b_lo, int64_t b_hi) {
     for (int64_t ia = a_lo; ia < a_hi; ++ia) {
       const T* s = src + ia * src_sa;
@@ -79,26 +90,27 @@ void move_tile(const T* src, int64_t src_sa, int64_t src_sb, T* dst, int64_t dst
       }
     }
   };
+#if defined(TORCH_TRANSPOSE_HAVE_AVX512_BLOCKS)
+  if constexpr (sizeof(T) == 4 || sizeof(T) == 8) {
+    constexpr int64_t k512 = 64 / sizeof(T);  // the AVX-512 block side: one register per row
+    if (src_sa == 1 && dst_sb == 1 && cpu_avx512_blocks_enabled() && na >= k512 && nb >= k512) {
+      // Whole blocks where they fit, then the rest of the tile as below (SSE2 and scalar).
+      const int64_t a_whole = na / k512 * k512, b_whole = nb / k512 * k512;
+      transpose_blocks_avx512(src, src_sb, dst, dst_sa, a_whole, b_whole, stream_blocks);
+      move_tile(src + b_whole * src_sb, src_sa, src_sb, dst + b_whole, dst_sa, dst_sb, a_whole, nb - b_whole,
+                src_readable - b_whole * src_sb);
+      move_tile(src + a_whole, src_sa, src_sb, dst + a_whole * dst_sa, dst_sa, dst_sb, na - a_whole, nb,
+                src_readable - a_whole);
+      return;
+    }
+  }
+#endif
   int64_t a_full = 0, b_full = 0;  // [0, a_full) x [0, b_full) goes through SIMD blocks
   int64_t b_done = 0;              // [0, a_full) x [0, b_done): whole blocks and blocks cut short along b
   int64_t b_part = 0;              // [a_full, na) x [0, b_part) through blocks cut short along a
   constexpr int64_t k = SimdBlock<T>::kSize;
   if constexpr (k > 1) {
     if (src_sa == 1 && dst_sb == 1) {
-#if defined(TORCH_TRANSPOSE_HAVE_AVX512_BLOCKS)
-      if constexpr (sizeof(T) == 4) {
-        if (cpu_avx512_blocks_enabled() && na >= 16 && nb >= 16) {
-          // 16x16 blocks where they fit, then the rest of the tile as below (SSE2 and scalar).
-          const int64_t a16 = na / 16 * 16, b16 = nb / 16 * 16;
-          transpose_blocks_16x16_avx512(reinterpret_cast<const uint32_t*>(src), src_sb,
-                                        reinterpret_cast<uint32_t*>(dst), dst_sa, a16, b16);
-          move_tile(src + b16 * src_sb, src_sa, src_sb, dst + b16, dst_sa, dst_sb, a16, nb - b16,
-                    src_readable - b16 * src_sb);
-          move_tile(src + a16, src_sa, src_sb, dst + a16 * dst_sa, dst_sa, dst_sb, na - a16, nb, src_readable - a16);
-          return;
-        }
-      }
-#endif
       a_full = na / k * k;
       b_full = nb / k * k;
       for (int64_t ia = 0; ia < a_full; ia += k) {
@@ -143,19 +155,30 @@ bool use_streaming_stores(const FastDims& f, const BatchIndexer& batch, const T*
   return batch.count() * f.size_a * f.size_b * e >= kStreamingMinBytes;
 }
 
+// Whether a tile's SIMD blocks are AVX-512 blocks (move_tile): 4- and 8-byte elements, unit
+// stride along a on the input and along b on the output, on a CPU that has AVX-512.
 template <typename T>
-void transpose_tiles(const LayoutPlan& plan, const T* in, T* out) {
-  constexpr int64_t tile = std::max<int64_t>(16, kCpuTileBytes / static_cast<int64_t>(sizeof(T)));
+bool avx512_tiles(const FastDims& f) {
+#if defined(TORCH_TRANSPOSE_HAVE_AVX512_BLOCKS)
+  return (sizeof(T) == 4 || sizeof(T) == 8) && f.in_sa == 1 && f.out_sb == 1 && cpu_avx512_blocks_enabled();
+#else
+  (void)f;
+  return false;
+#endif
+}
+
+// The tile loop, with the tile side a constant (a run-time side cost 3-8% on 1024^2 fp32, where
+// a tile takes about 200 ns). kStreamBlocks: AVX-512 blocks streamed from the registers.
+template <typename T, int64_t kTile, bool kStreamBlocks>
+void transpose_tiles_of(const FastDims& f, const BatchIndexer& batch, bool streaming, const T* in, T* out) {
+  constexpr int64_t tile = kTile, e = sizeof(T);
   // Plain copies, not structured bindings: a lambda may capture those only from C++20.
-  const FastDims f = FastDims::from_plan(plan);
   const int64_t size_a = f.size_a, size_b = f.size_b, in_sa = f.in_sa, in_sb = f.in_sb, out_sa = f.out_sa, out_sb = f.out_sb;
   const int64_t tiles_a = (size_a + tile - 1) / tile, tiles_b = (size_b + tile - 1) / tile;
-  const BatchIndexer batch = BatchIndexer::from_plan(plan);
   const int64_t total = batch.count() * tiles_a * tiles_b;
-  const bool streaming = use_streaming_stores(f, batch, out);
   // A few tiles per task amortise the scheduling; tiles are independent, so any split is safe.
   at::parallel_for(0, total, 16, [&](int64_t begin, int64_t end) {
-    alignas(64) T staged[tile * tile];  // 2-16 KiB: one tile, in L1
+    alignas(64) T staged[kStreamBlocks ? 1 : tile * tile];  // 2-16 KiB: one tile, in L1
     for (int64_t t = begin; t < end; ++t) {
       const int64_t tb = t % tiles_b, ta = (t / tiles_b) % tiles_a, bi = t / (tiles_b * tiles_a);
       int64_t in_off, out_off;
@@ -167,11 +190,15 @@ void transpose_tiles(const LayoutPlan& plan, const T* in, T* out) {
       // The item's last element, as an offset from src: every element between lies in the
       // input's storage (strides are never negative).
       const int64_t readable = (size_a - 1 - a0) * in_sa + (size_b - 1 - b0) * in_sb;
-      if (streaming && na == tile && nb == tile) {
+      if (kStreamBlocks) {
+        // Each block's output rows are whole lines (tile rows start on lines, blocks are 64
+        // bytes wide); the rest of an edge tile goes by plain stores.
+        move_tile(src, in_sa, in_sb, dst, out_sa, out_sb, na, nb, readable, /*stream_blocks=*/true);
+      } else if (streaming && na == tile && nb == tile) {
         // Whole tiles: transpose into the L1-resident buffer, then stream out whole rows.
         move_tile(src, in_sa, in_sb, staged, tile, int64_t{1}, tile, tile, readable);
         for (int64_t ia = 0; ia < tile; ++ia) {
-          stream_bytes(dst + ia * out_sa, staged + ia * tile, tile * static_cast<int64_t>(sizeof(T)));
+          stream_bytes(dst + ia * out_sa, staged + ia * tile, tile * e);
         }
       } else {
         move_tile(src, in_sa, in_sb, dst, out_sa, out_sb, na, nb, readable);
@@ -179,6 +206,21 @@ void transpose_tiles(const LayoutPlan& plan, const T* in, T* out) {
     }
     if (streaming) streaming_store_fence();
   });
+}
+
+template <typename T>
+void transpose_tiles(const LayoutPlan& plan, const T* in, T* out) {
+  constexpr int64_t e = sizeof(T);
+  const FastDims f = FastDims::from_plan(plan);
+  const BatchIndexer batch = BatchIndexer::from_plan(plan);
+  const bool streaming = use_streaming_stores(f, batch, out);
+  if constexpr (e == 4 || e == 8) {
+    // Streamed AVX-512 blocks: their tiles are wider (kCpuWideTileBytes) and need no staging.
+    if (streaming && avx512_tiles<T>(f)) {
+      return transpose_tiles_of<T, kCpuWideTileBytes / e, true>(f, batch, streaming, in, out);
+    }
+  }
+  transpose_tiles_of<T, kCpuTile<T>, false>(f, batch, streaming, in, out);
 }
 
 template <typename T>
