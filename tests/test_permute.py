@@ -84,6 +84,24 @@ def test_row_copies_whose_groups_step_through_one_dim(device, dtype):
         check_fresh_and_guarded_outputs(x, dims)
 
 
+def test_short_row_copies_of_every_length(device):
+    # Row copies of 1-513 bytes: on the CPU rows under 256 bytes are copied inline in pieces of
+    # 64 bytes and a last piece that ends at the row's end, or two overlapping pieces of 32, 16,
+    # 8 or 4 bytes (row_copy_avx512.cpp; memcpy for longer rows, and for all without AVX-512:
+    # test_short_row_copies_without_avx512). Into
+    # a guarded view whose rows have guard bytes on both sides. Then batches of thousands of rows
+    # over three batch dims, split between threads mid-dim, where each thread's cursor starts.
+    for n in [1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 127, 128, 129, 200, 256, 257, 320, 513]:
+        check_fresh_and_guarded_outputs(random_bits((3, 5, n), torch.uint8, device), (1, 0, 2))
+    check_fresh_and_guarded_outputs(random_bits((24, 50, 3, 8), torch.uint8, device), (2, 0, 1, 3))
+    check_fresh_and_guarded_outputs(random_bits((7, 300, 5, 12), torch.bfloat16, device), (1, 2, 0, 3))
+
+
+def test_short_row_copies_without_avx512():
+    # The same where the CPU has no AVX-512: the cursor's rows by memcpy.
+    run_file_with_switches(__file__, {"TORCH_TRANSPOSE_CPU_AVX512": "0"}, "test_short_row_copies_of_every_length and cpu", 1)
+
+
 @pytest.mark.parametrize("dtype", [torch.uint8, torch.bfloat16, torch.float32, torch.float64], ids=str)
 def test_row_copies_longer_than_a_block_and_shorter_than_a_chunk(device, dtype):
     # Video NCTHW -> NTCHW: rows of H x W = 3136 elements, more vectors than a block has threads,

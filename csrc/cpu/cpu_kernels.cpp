@@ -7,8 +7,10 @@
 #include <stdexcept>
 
 #include "../kernels.h"
+#include "../plan/batch_cursor.h"
 #include "../plan/batch_indexer.h"
 #include "../plan/fast_dims.h"
+#include "row_copy.h"
 #include "simd_transpose.h"
 #include "streaming_store.h"
 
@@ -223,6 +225,16 @@ void transpose_tiles(const LayoutPlan& plan, const T* in, T* out) {
   transpose_tiles_of<T, kCpuTile<T>, false>(f, batch, streaming, in, out);
 }
 
+// Elements [j0, j1) of one row.
+template <typename T>
+inline void copy_run(const T* src, int64_t in_sb, T* dst, int64_t out_sb, int64_t j0, int64_t j1) {
+  if (in_sb == 1 && out_sb == 1) {
+    std::memcpy(dst + j0, src + j0, static_cast<size_t>(j1 - j0) * sizeof(T));
+  } else {
+    for (int64_t j = j0; j < j1; ++j) dst[j * out_sb] = src[j * in_sb];
+  }
+}
+
 template <typename T>
 void copy_rows(const LayoutPlan& plan, const T* in, T* out) {
   const int b = plan.out_fast_dim;
@@ -234,17 +246,28 @@ void copy_rows(const LayoutPlan& plan, const T* in, T* out) {
   const int64_t total = batch.count() * chunks;
   const int64_t grain = std::max<int64_t>(1, kChunk / std::max<int64_t>(1, n));
   at::parallel_for(0, total, grain, [&](int64_t begin, int64_t end) {
+    if (chunks == 1) {
+      // Rows of one chunk, often short (row_copy.h): the cursor steps from row to row without
+      // dividing, and short contiguous rows are copied inline where the CPU has AVX-512.
+#if defined(TORCH_TRANSPOSE_HAVE_AVX512_ROW_COPY)
+      if (in_sb == 1 && out_sb == 1 && n * static_cast<int64_t>(sizeof(T)) < kInlineRowBytes &&
+          cpu_avx512_blocks_enabled()) {
+        copy_rows_avx512(reinterpret_cast<const unsigned char*>(in), reinterpret_cast<unsigned char*>(out), sizeof(T),
+                         n * static_cast<int64_t>(sizeof(T)), batch, begin, end);
+        return;
+      }
+#endif
+      BatchCursor row(batch, begin);
+      for (int64_t t = begin; t < end; ++t, row.next()) {
+        copy_run(in + row.in_offset, in_sb, out + row.out_offset, out_sb, 0, n);
+      }
+      return;
+    }
     for (int64_t t = begin; t < end; ++t) {
       const int64_t row = t / chunks, j0 = (t % chunks) * kChunk, j1 = std::min(n, j0 + kChunk);
       int64_t in_off, out_off;
       batch.offsets(row, in_off, out_off);
-      const T* src = in + in_off;
-      T* dst = out + out_off;
-      if (in_sb == 1 && out_sb == 1) {
-        std::memcpy(dst + j0, src + j0, static_cast<size_t>(j1 - j0) * sizeof(T));
-      } else {
-        for (int64_t j = j0; j < j1; ++j) dst[j * out_sb] = src[j * in_sb];
-      }
+      copy_run(in + in_off, in_sb, out + out_off, out_sb, j0, j1);
     }
   });
 }
