@@ -1,6 +1,6 @@
 """A/B of CPU builds against eager: each build (a directory holding a built torch_transpose
-package, such as a git worktree of the old commit) runs in its own process, builds alternating,
-for several rounds; each case is timed as eager's `out.copy_(x.permute(dims))` into a reused
+package, such as a git worktree of the old commit) runs in its own process, builds alternating
+(in reversed order every other round), for several rounds; each case is timed as eager's `out.copy_(x.permute(dims))` into a reused
 tensor over ours with `out=` into another, and as our call into a fresh output.
 
     python3 scripts/cpu_ab.py --builds /tmp/old_worktree . --rounds 3 \\
@@ -53,11 +53,14 @@ def measure(shapes, min_run_time):
 
 
 def run_build(build, shapes, min_run_time):
-    """One round of one build, in a process whose torch_transpose is the one in `build`."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([os.path.abspath(build), ROOT])}
-    code = (f"import json, sys; sys.path.insert(0, {os.path.join(ROOT, 'scripts')!r}); import cpu_ab; "
+    """One round of one build, in a process whose torch_transpose is the one in `build` (first on
+    sys.path: `python -c` would otherwise put the working directory's package first)."""
+    build = os.path.abspath(build)
+    code = (f"import json, sys; sys.path[:0] = [{build!r}, {ROOT!r}, {os.path.join(ROOT, 'scripts')!r}]; "
+            f"import torch_transpose, cpu_ab; "
+            f"assert torch_transpose.__file__.startswith({build + os.sep!r}), torch_transpose.__file__; "
             f"print(json.dumps(cpu_ab.measure({shapes!r}, {min_run_time!r})))")
-    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     if done.returncode != 0:
         raise RuntimeError(f"build {build}: {done.stderr[-2000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -83,8 +86,11 @@ def main(argv=None):
     p.add_argument("--out", default=None, help="also write the table to this Markdown file")
     args = p.parse_args(argv)
     runs = [[] for _ in args.builds]
-    for _ in range(args.rounds):
-        for b, build in enumerate(args.builds):
+    for r in range(args.rounds):
+        # Builds in turn, the order reversed every other round: on the 2-core VM the same build
+        # read up to 1.5x slower as the second process of a round than as the first.
+        order = list(enumerate(args.builds))
+        for b, build in order if r % 2 == 0 else order[::-1]:
             runs[b].append(run_build(build, args.shapes, args.min_run_time))
     text = table(args.builds, runs)
     print(text)

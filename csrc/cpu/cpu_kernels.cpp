@@ -192,7 +192,7 @@ void transpose_tiles_of(const FastDims& f, const BatchIndexer& batch, bool strea
       // The item's last element, as an offset from src: every element between lies in the
       // input's storage (strides are never negative).
       const int64_t readable = (size_a - 1 - a0) * in_sa + (size_b - 1 - b0) * in_sb;
-      if (kStreamBlocks) {
+      if constexpr (kStreamBlocks) {
         // Each block's output rows are whole lines (tile rows start on lines, blocks are 64
         // bytes wide); the rest of an edge tile goes by plain stores.
         move_tile(src, in_sa, in_sb, dst, out_sa, out_sb, na, nb, readable, /*stream_blocks=*/true);
