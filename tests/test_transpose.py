@@ -535,28 +535,30 @@ def test_large_out_view_touches_only_the_view(device, row, col):
 
 
 # Streamed tiles whose edges are ragged inside the tile's blocks: out= into a view whose rows
-# sit on 64-byte lines at a pitch past the row's end, so that output rows of 2100 elements
-# (the CPU kernel's AVX-512 tiles of 64 fp32 or 32 fp64: whole blocks, streamed, then 4
-# columns plainly) and 1050 output rows (whole blocks and rows past them) both end mid-tile.
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.complex64], ids=str)
+# sit on 64-byte lines (a pitch of 2144 elements, 32 in) past the row's end, so that output
+# rows of 2100 elements (the CPU kernel's AVX-512 tiles of 128 bf16, 64 fp32 or 32 fp64: whole
+# blocks, streamed, then the last 20 or 4 columns plainly) and 2088 output rows (whole blocks
+# and, for bf16 and fp32, 8 rows past them) both end mid-tile. 8.8 MB or more: streamed.
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float32, torch.float64, torch.complex64], ids=str)
 def test_large_out_view_with_ragged_tiles(device, dtype):
-    x = random_bits((2100, 1050), dtype, device)
-    guard = poisoned((1050 + 2, 2100 + 28), dtype, device)
+    x = random_bits((2100, 2088), dtype, device)
+    guard = poisoned((2088 + 2, 2144), dtype, device)
     before = guard.clone()
-    view = guard[1:1 + 1050, 16:16 + 2100]
+    view = guard[1:1 + 2088, 32:32 + 2100]
     tt.transpose(x, out=view)
     assert_only_view_written(guard, view, reference(x), before)
 
 
 def test_cpu_sse2_blocks_when_avx512_is_off():
-    # Where the CPU has AVX-512, 4- and 8-byte tiles move in AVX-512 blocks (16x16 and 8x8)
-    # and every other test here runs those. The SSE2 4x4 blocks (4-byte) and element moves
-    # (8-byte) that other x86-64 CPUs use are checked in a process with AVX-512 switched off
-    # (the setting is read once per process); 2064 x 1030 streams its output.
+    # Where the CPU has AVX-512, 4- and 8-byte tiles move in AVX-512 blocks (16x16 and 8x8),
+    # and streamed 2-byte ones in 32x32 blocks, and every other test here runs those. The SSE2
+    # blocks (2- and 4-byte) and element moves (8-byte) that other x86-64 CPUs use are checked
+    # in a process with AVX-512 switched off (the setting is read once per process); 2064 x
+    # 1030 streams its output.
     code = """
 import torch, torch_transpose as tt
 from helpers import assert_bits_equal, random_bits
-for dtype in [torch.float32, torch.float64]:
+for dtype in [torch.bfloat16, torch.float32, torch.float64]:
     for shape in [(67, 45), (16, 16), (33, 64), (2064, 1030), (3, 40, 70)]:
         x = random_bits(shape, dtype)
         assert_bits_equal(tt.transpose(x), x.transpose(-2, -1).contiguous())

@@ -133,15 +133,15 @@ template <> struct SimdBlock<uint8_t> {
 };
 #endif
 
-// AVX-512F blocks of 4- and 8-byte elements (16x16 and 8x8: one 64-byte register per row), for
-// CPUs that have it (checked at run time; the library is built for baseline x86-64). For 4-byte
-// elements, 16 loads, 64 shuffles and 16 stores move 256 elements, about a quarter of the
-// instructions of SSE2's 4x4 blocks; 8-byte elements have no SSE2 blocks at all (bench/NOTES.md,
-// "CPU").
+// AVX-512 blocks of 2-, 4- and 8-byte elements (32x32, 16x16 and 8x8: one 64-byte register per
+// row), for CPUs that have AVX-512F and BW (checked at run time; the library is built for
+// baseline x86-64). For 4-byte elements, 16 loads, 64 shuffles and 16 stores move 256 elements,
+// about a quarter of the instructions of SSE2's 4x4 blocks; 8-byte elements have no SSE2 blocks
+// at all (bench/NOTES.md, "CPU").
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define TORCH_TRANSPOSE_HAVE_AVX512_BLOCKS 1
 
-// True when the CPU runs AVX-512F and TORCH_TRANSPOSE_CPU_AVX512 is not 0 (the switch lets
+// True when the CPU runs AVX-512F and BW and TORCH_TRANSPOSE_CPU_AVX512 is not 0 (the switch lets
 // the tests cover the SSE2 blocks on a machine that has AVX-512).
 bool cpu_avx512_blocks_enabled();
 
@@ -150,6 +150,8 @@ bool cpu_avx512_blocks_enabled();
 // stream: each output row of a block is one whole 64-byte line, written with a streaming store
 // (dst and dst_stride must keep every such row on a line; fence before the work counts as done).
 // Only call these when cpu_avx512_blocks_enabled() is true.
+void transpose_blocks_avx512(const uint16_t* src, int64_t src_stride, uint16_t* dst, int64_t dst_stride, int64_t na,
+                             int64_t nb, bool stream);
 void transpose_blocks_avx512(const uint32_t* src, int64_t src_stride, uint32_t* dst, int64_t dst_stride, int64_t na,
                              int64_t nb, bool stream);
 void transpose_blocks_avx512(const uint64_t* src, int64_t src_stride, uint64_t* dst, int64_t dst_stride, int64_t na,

@@ -19,7 +19,8 @@ bool cpu_avx512_blocks_enabled() {
   static const bool enabled = [] {
     if (env_switched_off("TORCH_TRANSPOSE_CPU_AVX512")) return false;
     __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") != 0;
+    // BW for the 2-byte blocks' 16-bit unpacks: every AVX-512 CPU but the Xeon Phi has it.
+    return __builtin_cpu_supports("avx512f") != 0 && __builtin_cpu_supports("avx512bw") != 0;
   }();
   return enabled;
 }
@@ -95,6 +96,48 @@ __attribute__((target("avx512f"), noinline)) void transpose_block(const uint64_t
   }
 }
 
+// One 32x32 block of 2-byte elements (needs AVX-512BW for the 16-bit unpacks): each group of 8
+// rows goes through SSE2's 8x8 steps (simd_transpose.h) in every 128-bit lane at once, which
+// leaves column 8L + k of the group's rows in lane L of col[g][k]; then, for each k, a 4x4
+// transpose of lanes across the four groups forms output rows k, 8 + k, 16 + k and 24 + k.
+template <bool kStream>
+__attribute__((target("avx512f,avx512bw"), noinline)) void transpose_block(const uint16_t* src, int64_t ss, uint16_t* dst,
+                                                                         int64_t ds) {
+  __m512i col[4][8];
+  for (int g = 0; g < 4; ++g) {
+    __m512i r[8];
+    for (int k = 0; k < 8; ++k) r[k] = _mm512_loadu_si512(src + (8 * g + k) * ss);
+    // Stage 1 pairs rows (16-bit), stage 2 pairs of pairs (32-bit), stage 3 halves (64-bit).
+    const __m512i t0 = _mm512_unpacklo_epi16(r[0], r[1]), t1 = _mm512_unpackhi_epi16(r[0], r[1]);
+    const __m512i t2 = _mm512_unpacklo_epi16(r[2], r[3]), t3 = _mm512_unpackhi_epi16(r[2], r[3]);
+    const __m512i t4 = _mm512_unpacklo_epi16(r[4], r[5]), t5 = _mm512_unpackhi_epi16(r[4], r[5]);
+    const __m512i t6 = _mm512_unpacklo_epi16(r[6], r[7]), t7 = _mm512_unpackhi_epi16(r[6], r[7]);
+    const __m512i u0 = _mm512_unpacklo_epi32(t0, t2), u1 = _mm512_unpackhi_epi32(t0, t2);
+    const __m512i u2 = _mm512_unpacklo_epi32(t1, t3), u3 = _mm512_unpackhi_epi32(t1, t3);
+    const __m512i u4 = _mm512_unpacklo_epi32(t4, t6), u5 = _mm512_unpackhi_epi32(t4, t6);
+    const __m512i u6 = _mm512_unpacklo_epi32(t5, t7), u7 = _mm512_unpackhi_epi32(t5, t7);
+    col[g][0] = _mm512_unpacklo_epi64(u0, u4);
+    col[g][1] = _mm512_unpackhi_epi64(u0, u4);
+    col[g][2] = _mm512_unpacklo_epi64(u1, u5);
+    col[g][3] = _mm512_unpackhi_epi64(u1, u5);
+    col[g][4] = _mm512_unpacklo_epi64(u2, u6);
+    col[g][5] = _mm512_unpackhi_epi64(u2, u6);
+    col[g][6] = _mm512_unpacklo_epi64(u3, u7);
+    col[g][7] = _mm512_unpackhi_epi64(u3, u7);
+  }
+  for (int k = 0; k < 8; ++k) {
+    // Lanes 0 and 2 (lo) and 1 and 3 (hi) of groups 0, 1 and of groups 2, 3; then whole rows.
+    const __m512i lo01 = _mm512_shuffle_i32x4(col[0][k], col[1][k], 0x88);
+    const __m512i hi01 = _mm512_shuffle_i32x4(col[0][k], col[1][k], 0xDD);
+    const __m512i lo23 = _mm512_shuffle_i32x4(col[2][k], col[3][k], 0x88);
+    const __m512i hi23 = _mm512_shuffle_i32x4(col[2][k], col[3][k], 0xDD);
+    store_row<kStream>(dst + k * ds, _mm512_shuffle_i32x4(lo01, lo23, 0x88));
+    store_row<kStream>(dst + (8 + k) * ds, _mm512_shuffle_i32x4(hi01, hi23, 0x88));
+    store_row<kStream>(dst + (16 + k) * ds, _mm512_shuffle_i32x4(lo01, lo23, 0xDD));
+    store_row<kStream>(dst + (24 + k) * ds, _mm512_shuffle_i32x4(hi01, hi23, 0xDD));
+  }
+}
+
 // The order of the blocks, each measured best on the 2-core Zen 5 VM (bench/NOTES.md, CPU v5):
 // streamed, the blocks walk the input rows (b) in the outer loop, so each group of k input rows
 // is used up before the next is touched (4096^2 fp32 in 64 x 64 tiles: 36-45 GB/s, against 14
@@ -102,7 +145,7 @@ __attribute__((target("avx512f"), noinline)) void transpose_block(const uint64_t
 // a is the outer loop, which keeps the output rows' lines in L1 (1024^2 fp32: 3.7-4.0x eager's
 // copy_, against 1.9x).
 template <bool kStream, typename T>
-__attribute__((target("avx512f"))) inline void walk_blocks(const T* src, int64_t ss, T* dst, int64_t ds, int64_t na,
+__attribute__((target("avx512f,avx512bw"))) inline void walk_blocks(const T* src, int64_t ss, T* dst, int64_t ds, int64_t na,
                                                           int64_t nb) {
   constexpr int64_t k = 64 / sizeof(T);
   if constexpr (kStream) {
@@ -117,6 +160,13 @@ __attribute__((target("avx512f"))) inline void walk_blocks(const T* src, int64_t
 }
 
 }  // namespace
+
+__attribute__((target("avx512f,avx512bw"))) void transpose_blocks_avx512(const uint16_t* src, int64_t src_stride,
+                                                                        uint16_t* dst, int64_t dst_stride, int64_t na,
+                                                                        int64_t nb, bool stream) {
+  stream ? walk_blocks<true>(src, src_stride, dst, dst_stride, na, nb)
+         : walk_blocks<false>(src, src_stride, dst, dst_stride, na, nb);
+}
 
 __attribute__((target("avx512f"))) void transpose_blocks_avx512(const uint32_t* src, int64_t src_stride, uint32_t* dst,
                                                                int64_t dst_stride, int64_t na, int64_t nb, bool stream) {

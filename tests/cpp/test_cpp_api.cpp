@@ -46,7 +46,8 @@ TEST(CppApi, TransposeMatchesLibTorchForEveryWidth) {
 // streaming-store path, and new ones get huge-page advice; edges ragged in both dims.
 TEST(CppApi, LargeOutputsStreamExactly) {
   for (auto [rows, dtype] : {std::pair<int64_t, at::ScalarType>{2064, torch::kFloat}, {4160, torch::kUInt8},
-                             {1032, torch::kComplexFloat}, {1032, torch::kDouble}}) {
+                             {1032, torch::kComplexFloat}, {1032, torch::kDouble},
+                             {2080, torch::kBFloat16}}) {
     auto x = random_bits({rows, 1030}, dtype);
     EXPECT_TRUE(bits_equal(torch_transpose::transpose(x), x.t().contiguous())) << dtype;
   }
