@@ -8,9 +8,10 @@ tensor over ours with `out=` into another, and as our call into a fresh output.
 
 Why `out=`: on the 2-core VM a large fresh output's first touch costs more than the transpose and
 swings from call to call (bench/NOTES.md, CPU v4), which hides kernel changes; the fresh column
-is printed for what a plain call costs. Timings are torch.utils.benchmark medians on all of
-torch's threads (its Timer defaults to one: bench/NOTES.md, CPU v3). Every output is compared bit
-for bit with eager's before it is timed. Shapes are written as bench.ab_gpu_time's --shapes.
+is printed for what a plain call costs. Timings are the benchmark's own medians
+(bench.timing.median_seconds: torch.utils.benchmark on all of torch's threads). Every output is
+compared bit for bit with eager's before it is timed. Shapes are written as bench.ab_gpu_time's
+--shapes.
 """
 import argparse
 import json
@@ -24,14 +25,12 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 def measure(shapes, min_run_time):
     """In a worker process: {case name: [eager copy_ s, ours out= s, ours fresh s]}."""
     import torch
-    from torch.utils.benchmark import Timer
 
     import torch_transpose as tt
-    from bench import ab_gpu_time
+    from bench import ab_gpu_time, timing
 
     def median(fn):
-        timer = Timer("fn()", globals={"fn": fn}, num_threads=torch.get_num_threads())
-        return timer.blocked_autorange(min_run_time=min_run_time).median
+        return timing.median_seconds(fn, min_run_time)
 
     results = {}
     for case in ab_gpu_time.shape_cases(shapes):

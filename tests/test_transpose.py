@@ -550,8 +550,8 @@ def test_large_out_view_with_ragged_tiles(device, dtype):
 
 
 def test_cpu_sse2_blocks_when_avx512_is_off():
-    # Where the CPU has AVX-512, 4- and 8-byte tiles move in AVX-512 blocks (16x16 and 8x8),
-    # and streamed 2-byte ones in 32x32 blocks, and every other test here runs those. The SSE2
+    # Where the CPU has AVX-512, 2-, 4- and 8-byte tiles move in AVX-512 blocks (32x32, 16x16
+    # and 8x8), and every other test here runs those. The SSE2
     # blocks (2- and 4-byte) and element moves (8-byte) that other x86-64 CPUs use are checked
     # in a process with AVX-512 switched off (the setting is read once per process); 2064 x
     # 1030 streams its output.

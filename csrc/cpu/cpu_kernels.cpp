@@ -95,10 +95,7 @@ void move_tile(const T* src, int64_t src_sa, int64_t src_sb, T* dst, int64_t dst
 #if defined(TORCH_TRANSPOSE_HAVE_AVX512_BLOCKS)
   if constexpr (sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8) {
     constexpr int64_t k512 = 64 / sizeof(T);  // the AVX-512 block side: one register per row
-    // 2-byte blocks only where they stream: plainly stored, SSE2's 8x8 blocks were not measured
-    // against them.
-    const bool wanted = sizeof(T) != 2 || stream_blocks;
-    if (wanted && src_sa == 1 && dst_sb == 1 && cpu_avx512_blocks_enabled() && na >= k512 && nb >= k512) {
+    if (src_sa == 1 && dst_sb == 1 && cpu_avx512_blocks_enabled() && na >= k512 && nb >= k512) {
       // Whole blocks where they fit, then the rest of the tile as below (SSE2 and scalar).
       const int64_t a_whole = na / k512 * k512, b_whole = nb / k512 * k512;
       transpose_blocks_avx512(src, src_sb, dst, dst_sa, a_whole, b_whole, stream_blocks);

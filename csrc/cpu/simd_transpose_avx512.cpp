@@ -96,7 +96,7 @@ __attribute__((target("avx512f"), noinline)) void transpose_block(const uint64_t
   }
 }
 
-// One 32x32 block of 2-byte elements (needs AVX-512BW for the 16-bit unpacks): each group of 8
+// One 32x32 block of 2-byte elements (AVX-512BW for the 16-bit unpacks): each group of 8
 // rows goes through SSE2's 8x8 steps (simd_transpose.h) in every 128-bit lane at once, which
 // leaves column 8L + k of the group's rows in lane L of col[g][k]; then, for each k, a 4x4
 // transpose of lanes across the four groups forms output rows k, 8 + k, 16 + k and 24 + k.
@@ -144,11 +144,11 @@ __attribute__((target("avx512f,avx512bw"), noinline)) void transpose_block(const
 // for the other order into a staged tile); stored plainly into an output that stays in cache,
 // a is the outer loop, which keeps the output rows' lines in L1 (1024^2 fp32: 3.7-4.0x eager's
 // copy_, against 1.9x).
-template <bool kStream, typename T>
+template <typename T>
 __attribute__((target("avx512f,avx512bw"))) inline void walk_blocks(const T* src, int64_t ss, T* dst, int64_t ds, int64_t na,
-                                                          int64_t nb) {
+                                                                   int64_t nb, bool stream) {
   constexpr int64_t k = 64 / sizeof(T);
-  if constexpr (kStream) {
+  if (stream) {
     for (int64_t ib = 0; ib < nb; ib += k) {
       for (int64_t ia = 0; ia < na; ia += k) transpose_block<true>(src + ib * ss + ia, ss, dst + ia * ds + ib, ds);
     }
@@ -161,23 +161,23 @@ __attribute__((target("avx512f,avx512bw"))) inline void walk_blocks(const T* src
 
 }  // namespace
 
+// The one walk for every element size (cpu_avx512_blocks_enabled() asks for BW as well as F).
 __attribute__((target("avx512f,avx512bw"))) void transpose_blocks_avx512(const uint16_t* src, int64_t src_stride,
                                                                         uint16_t* dst, int64_t dst_stride, int64_t na,
                                                                         int64_t nb, bool stream) {
-  stream ? walk_blocks<true>(src, src_stride, dst, dst_stride, na, nb)
-         : walk_blocks<false>(src, src_stride, dst, dst_stride, na, nb);
+  walk_blocks(src, src_stride, dst, dst_stride, na, nb, stream);
 }
 
-__attribute__((target("avx512f"))) void transpose_blocks_avx512(const uint32_t* src, int64_t src_stride, uint32_t* dst,
-                                                               int64_t dst_stride, int64_t na, int64_t nb, bool stream) {
-  stream ? walk_blocks<true>(src, src_stride, dst, dst_stride, na, nb)
-         : walk_blocks<false>(src, src_stride, dst, dst_stride, na, nb);
+__attribute__((target("avx512f,avx512bw"))) void transpose_blocks_avx512(const uint32_t* src, int64_t src_stride,
+                                                                        uint32_t* dst, int64_t dst_stride, int64_t na,
+                                                                        int64_t nb, bool stream) {
+  walk_blocks(src, src_stride, dst, dst_stride, na, nb, stream);
 }
 
-__attribute__((target("avx512f"))) void transpose_blocks_avx512(const uint64_t* src, int64_t src_stride, uint64_t* dst,
-                                                               int64_t dst_stride, int64_t na, int64_t nb, bool stream) {
-  stream ? walk_blocks<true>(src, src_stride, dst, dst_stride, na, nb)
-         : walk_blocks<false>(src, src_stride, dst, dst_stride, na, nb);
+__attribute__((target("avx512f,avx512bw"))) void transpose_blocks_avx512(const uint64_t* src, int64_t src_stride,
+                                                                        uint64_t* dst, int64_t dst_stride, int64_t na,
+                                                                        int64_t nb, bool stream) {
+  walk_blocks(src, src_stride, dst, dst_stride, na, nb, stream);
 }
 
 }  // namespace torch_transpose
