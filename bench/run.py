@@ -15,7 +15,7 @@ import torch
 
 from . import cases as case_defs
 from . import impls as impl_defs
-from . import report, timing
+from . import cpu_memory, report, timing
 
 # Cases that move less than this (read + written) take 5-40 us a call on the H200, close to the
 # host time of a call from Python, so their wall-clock time measures the host as much as the
@@ -48,6 +48,9 @@ def parse_args(argv=None):
     p.add_argument("--small-rounds", type=int, default=SMALL_ROUNDS,
                    help=f"interleaved timing rounds for cases under {SMALL_BYTES / 1e6:.0f} MB, the median kept "
                    "(cases at or above it are timed once)")
+    p.add_argument("--fresh-pages", action="store_true",
+                   help="CPU: leave glibc's allocator as it is, so that large outputs come from fresh pages each call "
+                   "(by default freed memory stays in the process: bench/cpu_memory.py says why)")
     return p.parse_args(argv)
 
 
@@ -180,6 +183,8 @@ def main(argv=None):
     chosen = select_cases(args)
     records = []
     meta = run_meta(args, argv, min_run_time)
+    if args.device == "cpu":
+        meta["cpu_memory"] = cpu_memory.FRESH_PAGES if args.fresh_pages else cpu_memory.keep_freed_memory()
     stem = args.name or default_stem(args.device, args.suite)
     for i, case in enumerate(chosen):
         progress(i, len(chosen), case.name)

@@ -3,6 +3,7 @@ plain split on commas once matched every case (" 1" is in almost every name). be
 settings, the table, the bit check it shares with the benchmark, and a short CPU run end to end
 (each setting in its own process)."""
 import argparse
+import json
 import re
 import subprocess
 import sys
@@ -186,3 +187,44 @@ def test_cpu_ab_runs_each_build_in_its_own_process(tmp_path):
     assert rows[0] == "| case | out=: eager/ours, . | out=: eager/ours, . | fresh ms, . | fresh ms, . |"
     assert [r.split(" | ")[0] for r in rows[2:]] == ["| fp32 64x48", "| bf16 3x5x7x8:0,2,1,3"]
     assert all(re.fullmatch(r"\|( [^|]+ \|){5}", r) for r in rows[2:]), rows
+
+
+_STILL_MAPPED_AFTER_FREE = """
+import sys, torch
+from bench import cpu_memory
+how = cpu_memory.keep_freed_memory() if sys.argv[1] == "keep" else cpu_memory.FRESH_PAGES
+t = torch.empty(64 << 20, dtype=torch.uint8)
+t.fill_(1)
+address = t.data_ptr()
+del t
+spans = [[int(a, 16) for a in line.split()[0].split("-")] for line in open("/proc/self/maps")]
+print(how, any(lo <= address < hi for lo, hi in spans))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/maps")
+def test_cpu_runs_keep_a_freed_output_mapped_and_fresh_pages_unmap_it():
+    # bench/cpu_memory.py: with glibc's defaults a freed 64 MiB output is unmapped (and this VM's
+    # host takes its pages back); kept, it stays in the heap for the next call.
+    def run_mode(mode):
+        done = subprocess.run([sys.executable, "-c", _STILL_MAPPED_AFTER_FREE, mode],
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.split()[-1] == "True", done.stdout
+    mapped, line = run_mode("keep")
+    assert mapped and line.startswith("freed memory kept"), line
+    mapped, line = run_mode("fresh")
+    assert not mapped, line
+
+
+def test_cpu_suite_records_how_it_allocated(tmp_path):
+    # The meta of a CPU run says which allocator behaviour its figures were taken under.
+    def meta_of(*flags):
+        done = subprocess.run([sys.executable, "-m", "bench", "--device", "cpu", "--cases", "NCHW->NHWC",
+                               "--impls", "torch_transpose,copy", "--min-run-time", "0.01", "--small-rounds", "1",
+                               "--out-dir", str(tmp_path), "--name", "t", *flags],
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        return json.loads((tmp_path / "t.json").read_text())["meta"]
+    assert meta_of()["cpu_memory"].startswith("freed memory kept in the process")
+    assert meta_of("--fresh-pages")["cpu_memory"] == run.cpu_memory.FRESH_PAGES
