@@ -102,6 +102,8 @@ CPU_CASES = [
     _t("fp32 1048576x16", "narrow", "fp32", (1048576, 16), quick=True),
     _t("fp32 16x1048576", "narrow", "fp32", (16, 1048576)),
     _p("fp32 NCHW->NHWC 16x64x56x56", "permute", "fp32", (16, 64, 56, 56), (0, 2, 3, 1)),
+    # Attention's heads out of the sequence: a row copy (rows of 256 bytes), not a transpose.
+    _p("fp32 attention BHSD->BSHD 32x16x512x64", "permute", "fp32", (32, 16, 512, 64), (0, 2, 1, 3)),
 ]
 
 

@@ -88,7 +88,7 @@ def test_short_row_copies_of_every_length(device):
     # Row copies of 1-513 bytes: on the CPU rows under 256 bytes are copied inline in pieces of
     # 64 bytes and a last piece that ends at the row's end, or two overlapping pieces of 32, 16,
     # 8 or 4 bytes (row_copy_avx512.cpp; memcpy for longer rows, and for all without AVX-512:
-    # test_short_row_copies_without_avx512). Into
+    # test_row_copies_without_avx512). Into
     # a guarded view whose rows have guard bytes on both sides. Then batches of thousands of rows
     # over three batch dims, split between threads mid-dim, where each thread's cursor starts.
     for n in [1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 127, 128, 129, 200, 256, 257, 320, 513]:
@@ -97,9 +97,29 @@ def test_short_row_copies_of_every_length(device):
     check_fresh_and_guarded_outputs(random_bits((7, 300, 5, 12), torch.bfloat16, device), (1, 2, 0, 3))
 
 
-def test_short_row_copies_without_avx512():
+def test_large_row_copies_of_whole_lines(device):
+    # Row copies of at least 24 MiB whose rows are whole 64-byte lines on both sides: on the CPU
+    # the output is streamed row by row, with the input rows 16 ahead prefetched where rows are
+    # 1 KiB or less (row_copy_avx512.cpp). Rows of 64, 128, 256 and 2048 bytes; into a fresh
+    # tensor, into a guarded view whose rows still start on lines (64 guard bytes before each row
+    # and after it: streamed too) and into one whose rows do not (one element in: plain stores).
+    for shape, dims, dtype in [((1024, 384, 64), (1, 0, 2), torch.uint8), ((4, 16, 3072, 64), (0, 2, 1, 3), torch.bfloat16),
+                               ((4, 16, 1536, 64), (0, 2, 1, 3), torch.float32),
+                               ((2, 8, 768, 512), (0, 2, 1, 3), torch.float32)]:
+        x = random_bits(shape, dtype, device)
+        expected = reference(x, dims)
+        assert expected.numel() * expected.element_size() >= 24 << 20
+        assert_bits_equal(tt.permute(x, dims), expected)
+        guard = 64 // dtype.itemsize
+        buf = poisoned((*expected.shape[:-1], expected.shape[-1] + 2 * guard), dtype, device)
+        check_permute_into_view(x, dims, buf, buf[..., guard:-guard])
+        check_permute_into_view(x, dims, buf, buf[..., 1:1 + expected.shape[-1]])
+
+
+def test_row_copies_without_avx512():
     # The same where the CPU has no AVX-512: the cursor's rows by memcpy.
-    run_file_with_switches(__file__, {"TORCH_TRANSPOSE_CPU_AVX512": "0"}, "test_short_row_copies_of_every_length and cpu", 1)
+    run_file_with_switches(__file__, {"TORCH_TRANSPOSE_CPU_AVX512": "0"},
+                           "(test_short_row_copies_of_every_length or test_large_row_copies_of_whole_lines) and cpu", 2)
 
 
 @pytest.mark.parametrize("dtype", [torch.uint8, torch.bfloat16, torch.float32, torch.float64], ids=str)

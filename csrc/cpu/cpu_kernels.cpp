@@ -52,6 +52,12 @@ constexpr int64_t kCpuWideTileBytes = 256;
 // Outputs of at least this many bytes are written with streaming stores (streaming_store.h).
 // Smaller ones may still be in cache when the caller reads them, which plain stores keep.
 constexpr int64_t kStreamingMinBytes = int64_t{8} << 20;
+// Row copies stream from a larger output: a copy is cheap enough that the cache it keeps
+// counts more. On the 2-core Zen 5 VM (L3 32 MiB), eager's copy_ time over ours into a reused
+// output (bench/NOTES.md, CPU v6): fp32 (0, 2, 1, 3) with 256-byte rows streamed 0.43 at 8
+// MiB, 0.85-1.01 at 16, 1.4-2.6 at 24 and 1.6-2.1 at 32 (plain: 0.77-1.1 throughout); rows of
+// 64 KiB 0.41-0.76 at 8-16 MiB, 0.99-1.09 at 24 (plain 0.91-1.27).
+constexpr int64_t kRowStreamingMinBytes = int64_t{24} << 20;
 
 // How many columns b (a multiple of k, at most b_full) of `rows` < k rows along a may go by
 // blocks cut short along a: a block at column ib loads k elements from each of its k input rows,
@@ -146,15 +152,34 @@ void move_tile(const T* src, int64_t src_sa, int64_t src_sb, T* dst, int64_t dst
 // in every batch entry (tile rows start at multiples of kCpuTileBytes along b), so that each
 // row is whole lines. Rows that start mid-line made streaming 2-4x slower than plain stores
 // (1448 x 1448 fp32 and bf16 on our CI machine).
+// `out` and every batch entry's start lie on 64-byte lines, and the output holds at least
+// min_bytes (the rule both the tiles and the row copies follow, each with its own size).
+inline bool batch_on_lines_and_large(const BatchIndexer& batch, const void* out, int64_t element_bytes,
+                                     int64_t entry_bytes, int64_t min_bytes) {
+  constexpr int64_t line = 64;
+  if (!kHasStreamingStores || reinterpret_cast<uintptr_t>(out) % line != 0) return false;
+  for (int d = 0; d < batch.rank; ++d) {
+    if ((batch.out_strides[d] * element_bytes) % line != 0) return false;
+  }
+  return batch.count() * entry_bytes >= min_bytes;
+}
+
 template <typename T>
 bool use_streaming_stores(const FastDims& f, const BatchIndexer& batch, const T* out) {
-  constexpr int64_t e = sizeof(T), line = 64;
-  if (!kHasStreamingStores || f.out_sb != 1 || (f.out_sa * e) % line != 0) return false;
-  if (reinterpret_cast<uintptr_t>(out) % line != 0) return false;
-  for (int d = 0; d < batch.rank; ++d) {
-    if ((batch.out_strides[d] * e) % line != 0) return false;
-  }
-  return batch.count() * f.size_a * f.size_b * e >= kStreamingMinBytes;
+  constexpr int64_t e = sizeof(T);
+  if (f.out_sb != 1 || (f.out_sa * e) % 64 != 0) return false;
+  return batch_on_lines_and_large(batch, out, e, f.size_a * f.size_b * e, kStreamingMinBytes);
+}
+
+// Row copies stream their output where every row is contiguous on both sides and whole 64-byte
+// lines, and the output is large: a plain store reads each output line before writing it, so a
+// copy that leaves the cache moves three bytes for every two. Attention's (B, H, S, D) ->
+// (B, S, H, D) with D = 64 is such a copy in bf16 (128-byte rows) and fp32 (256 bytes).
+template <typename T>
+bool use_streaming_rows(const BatchIndexer& batch, int64_t n, int64_t in_sb, int64_t out_sb, const T* out) {
+  constexpr int64_t e = sizeof(T);
+  if (in_sb != 1 || out_sb != 1 || (n * e) % 64 != 0) return false;
+  return batch_on_lines_and_large(batch, out, e, n * e, kRowStreamingMinBytes);
 }
 
 // Whether a tile's SIMD blocks are AVX-512 blocks (move_tile): 2-, 4- and 8-byte elements, unit
@@ -246,15 +271,19 @@ void copy_rows(const LayoutPlan& plan, const T* in, T* out) {
   const BatchIndexer batch = BatchIndexer::from_plan(plan);
   const int64_t total = batch.count() * chunks;
   const int64_t grain = std::max<int64_t>(1, kChunk / std::max<int64_t>(1, n));
+  constexpr int64_t e = sizeof(T);
+  // Rows of one chunk only: chunks of long rows kept memcpy, which streamed ran slower (fp32
+  // 64x4x65536 (1, 0, 2): 1.07-1.11x eager's copy_ against memcpy's 1.24-1.38).
+  const bool stream = chunks == 1 && use_streaming_rows(batch, n, in_sb, out_sb, out);
   at::parallel_for(0, total, grain, [&](int64_t begin, int64_t end) {
     if (chunks == 1) {
       // Rows of one chunk, often short (row_copy.h): the cursor steps from row to row without
-      // dividing, and short contiguous rows are copied inline where the CPU has AVX-512.
+      // dividing, and short or streamed contiguous rows are copied inline where the CPU has
+      // AVX-512 (without it, streamed rows go by memcpy too).
 #if defined(TORCH_TRANSPOSE_HAVE_AVX512_ROW_COPY)
-      if (in_sb == 1 && out_sb == 1 && n * static_cast<int64_t>(sizeof(T)) < kInlineRowBytes &&
-          cpu_avx512_blocks_enabled()) {
-        copy_rows_avx512(reinterpret_cast<const unsigned char*>(in), reinterpret_cast<unsigned char*>(out), sizeof(T),
-                         n * static_cast<int64_t>(sizeof(T)), batch, begin, end);
+      if (in_sb == 1 && out_sb == 1 && (stream || n * e < kInlineRowBytes) && cpu_avx512_blocks_enabled()) {
+        copy_rows_avx512(reinterpret_cast<const unsigned char*>(in), reinterpret_cast<unsigned char*>(out), e, n * e,
+                         batch, begin, end, stream);
         return;
       }
 #endif
