@@ -550,15 +550,15 @@ def test_large_out_view_with_ragged_tiles(device, dtype):
 
 
 def test_cpu_sse2_blocks_when_avx512_is_off():
-    # Where the CPU has AVX-512, 2-, 4- and 8-byte tiles move in AVX-512 blocks (32x32, 16x16
-    # and 8x8), and every other test here runs those. The SSE2
-    # blocks (2- and 4-byte) and element moves (8-byte) that other x86-64 CPUs use are checked
-    # in a process with AVX-512 switched off (the setting is read once per process); 2064 x
-    # 8240 bytes streams its output.
+    # Where the CPU has AVX-512, 1-, 2-, 4- and 8-byte tiles move in AVX-512 blocks (64x64,
+    # 32x32, 16x16 and 8x8), and every other test here runs those. The SSE2 blocks (1-, 2- and
+    # 4-byte) and element moves (8-byte) that other x86-64 CPUs use are checked in a process
+    # with AVX-512 switched off (the setting is read once per process); 2064 x 8240 bytes
+    # streams its output.
     code = """
 import torch, torch_transpose as tt
 from helpers import assert_bits_equal, random_bits
-for dtype in [torch.bfloat16, torch.float32, torch.float64]:
+for dtype in [torch.uint8, torch.bfloat16, torch.float32, torch.float64]:
     for shape in [(67, 45), (16, 16), (33, 64), (2064, 8240 // dtype.itemsize), (3, 40, 70)]:
         x = random_bits(shape, dtype)
         assert_bits_equal(tt.transpose(x), x.transpose(-2, -1).contiguous())

@@ -42,7 +42,7 @@ constexpr int64_t kCpuTileBytes = 128;
 template <typename T>
 constexpr int64_t kCpuTile = std::max<int64_t>(16, kCpuTileBytes / static_cast<int64_t>(sizeof(T)));  // elements
 
-// Tiles whose AVX-512 blocks are streamed (2-, 4- and 8-byte elements, unit stride along a on
+// Tiles whose AVX-512 blocks are streamed (1-, 2-, 4- and 8-byte elements, unit stride along a on
 // the input and along b on the output, a large output) are 256 bytes wide: 64 x 64 fp32. Their
 // blocks go straight to the output, so no tile is staged, and the larger tile measured faster
 // on the 2-core Zen 5 VM (4096^2 fp32: 36-45 GB/s against 36-40 for 32 x 32; bench/NOTES.md,
@@ -104,7 +104,7 @@ void move_tile(const T* src, int64_t src_sa, int64_t src_sb, T* dst, int64_t dst
     }
   };
 #if defined(TORCH_TRANSPOSE_HAVE_AVX512_BLOCKS)
-  if constexpr (sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8) {
+  if constexpr (sizeof(T) <= 8) {
     constexpr int64_t k512 = 64 / sizeof(T);  // the AVX-512 block side: one register per row
     if (src_sa == 1 && dst_sb == 1 && cpu_avx512_blocks_enabled() && na >= k512 && nb >= k512) {
       // Whole blocks where they fit, then the rest of the tile as below (SSE2 and scalar).
@@ -187,13 +187,12 @@ bool use_streaming_rows(const BatchIndexer& batch, int64_t n, int64_t in_sb, int
   return batch_on_lines_and_large(batch, out, e, n * e, kRowStreamingMinBytes);
 }
 
-// Whether a tile's SIMD blocks are AVX-512 blocks (move_tile): 2-, 4- and 8-byte elements, unit
+// Whether a tile's SIMD blocks are AVX-512 blocks (move_tile): 1-, 2-, 4- and 8-byte elements, unit
 // stride along a on the input and along b on the output, on a CPU that has AVX-512.
 template <typename T>
 bool avx512_tiles(const FastDims& f) {
 #if defined(TORCH_TRANSPOSE_HAVE_AVX512_BLOCKS)
-  return (sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8) && f.in_sa == 1 && f.out_sb == 1 &&
-         cpu_avx512_blocks_enabled();
+  return sizeof(T) <= 8 && f.in_sa == 1 && f.out_sb == 1 && cpu_avx512_blocks_enabled();
 #else
   (void)f;
   return false;
@@ -247,7 +246,7 @@ void transpose_tiles(const LayoutPlan& plan, const T* in, T* out) {
   const FastDims f = FastDims::from_plan(plan);
   const BatchIndexer batch = BatchIndexer::from_plan(plan);
   const bool streaming = use_streaming_stores(f, batch, out);
-  if constexpr (e == 2 || e == 4 || e == 8) {
+  if constexpr (e <= 8) {
     // Streamed AVX-512 blocks: their tiles are wider (kCpuWideTileBytes) and need no staging.
     if (streaming && avx512_tiles<T>(f)) {
       return transpose_tiles_of<T, kCpuWideTileBytes / e, true>(f, batch, streaming, in, out);

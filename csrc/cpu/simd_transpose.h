@@ -133,12 +133,13 @@ template <> struct SimdBlock<uint8_t> {
 };
 #endif
 
-// AVX-512 blocks of 2-, 4- and 8-byte elements (32x32, 16x16 and 8x8: one 64-byte register per
-// row), for CPUs that have AVX-512F and BW (checked at run time; the library is built for
-// baseline x86-64). For 4-byte elements, 16 loads, 64 shuffles and 16 stores move 256 elements,
-// about a quarter of the instructions of SSE2's 4x4 blocks; 8-byte elements have no SSE2 blocks
-// at all; 2-byte tiles ran 1.3-2.5x faster than with SSE2's 8x8 blocks, streamed or not
-// (bench/NOTES.md, "CPU v5").
+// AVX-512 blocks of 1-, 2-, 4- and 8-byte elements (64x64, 32x32, 16x16 and 8x8: one 64-byte
+// register per row), for CPUs that have AVX-512F and BW (checked at run time; the library is
+// built for baseline x86-64). For 4-byte elements, 16 loads, 64 shuffles and 16 stores move 256
+// elements, about a quarter of the instructions of SSE2's 4x4 blocks; 8-byte elements have no
+// SSE2 blocks at all; 2-byte tiles ran 1.3-2.5x faster than with SSE2's 8x8 blocks, streamed or
+// not (bench/NOTES.md, "CPU v5"), and 1-byte tiles 1.4-2.1x faster than with its 16x16 ones
+// ("CPU v6").
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define TORCH_TRANSPOSE_HAVE_AVX512_BLOCKS 1
 
@@ -151,6 +152,8 @@ bool cpu_avx512_blocks_enabled();
 // stream: each output row of a block is one whole 64-byte line, written with a streaming store
 // (dst and dst_stride must keep every such row on a line; fence before the work counts as done).
 // Only call these when cpu_avx512_blocks_enabled() is true.
+void transpose_blocks_avx512(const uint8_t* src, int64_t src_stride, uint8_t* dst, int64_t dst_stride, int64_t na,
+                             int64_t nb, bool stream);
 void transpose_blocks_avx512(const uint16_t* src, int64_t src_stride, uint16_t* dst, int64_t dst_stride, int64_t na,
                              int64_t nb, bool stream);
 void transpose_blocks_avx512(const uint32_t* src, int64_t src_stride, uint32_t* dst, int64_t dst_stride, int64_t na,

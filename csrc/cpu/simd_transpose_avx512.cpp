@@ -138,6 +138,59 @@ __attribute__((target("avx512f,avx512bw"), noinline)) void transpose_block(const
   }
 }
 
+// One 64x64 block of bytes (AVX-512BW for the byte unpacks), in two passes over an L1 staging
+// buffer: 64 output rows need all 64 input rows, and the 32 vector registers hold half of them.
+// Pass 1: each group g of 16 rows goes through SSE2's 16x16 byte steps (simd_transpose.h) in
+// every 128-bit lane at once, which leaves column 16L + c of the group's rows in lane L of
+// col[c]; col[c] is parked in staged[g][c]. Pass 2: for each c, a 4x4 transpose of lanes across
+// the four groups (as in the 2-byte block) forms output rows c, 16 + c, 32 + c and 48 + c.
+template <bool kStream>
+__attribute__((target("avx512f,avx512bw"), noinline)) void transpose_block(const uint8_t* src, int64_t ss, uint8_t* dst,
+                                                                         int64_t ds) {
+  alignas(64) uint8_t staged[4][16][64];
+  for (int g = 0; g < 4; ++g) {
+    __m512i r[16];
+    for (int k = 0; k < 16; ++k) r[k] = _mm512_loadu_si512(src + (16 * g + k) * ss);
+    // Stage 1 (8-bit): row pairs (2p, 2p + 1); lo holds columns 0-7 of each lane, hi 8-15.
+    __m512i lo[8], hi[8];
+    for (int p = 0; p < 8; ++p) {
+      lo[p] = _mm512_unpacklo_epi8(r[2 * p], r[2 * p + 1]);
+      hi[p] = _mm512_unpackhi_epi8(r[2 * p], r[2 * p + 1]);
+    }
+    // Stage 2 (16-bit): row quads q; m[q][j] holds column group j (4 columns) of rows 4q..4q+3.
+    __m512i m[4][4];
+    for (int q = 0; q < 4; ++q) {
+      m[q][0] = _mm512_unpacklo_epi16(lo[2 * q], lo[2 * q + 1]);
+      m[q][1] = _mm512_unpackhi_epi16(lo[2 * q], lo[2 * q + 1]);
+      m[q][2] = _mm512_unpacklo_epi16(hi[2 * q], hi[2 * q + 1]);
+      m[q][3] = _mm512_unpackhi_epi16(hi[2 * q], hi[2 * q + 1]);
+    }
+    // Stage 3 (32-bit): row octets h; n[h][i] holds columns 2i, 2i + 1 of rows 8h..8h+7.
+    __m512i n[2][8];
+    for (int h = 0; h < 2; ++h) {
+      for (int j = 0; j < 4; ++j) {
+        n[h][2 * j] = _mm512_unpacklo_epi32(m[2 * h][j], m[2 * h + 1][j]);
+        n[h][2 * j + 1] = _mm512_unpackhi_epi32(m[2 * h][j], m[2 * h + 1][j]);
+      }
+    }
+    // Stage 4 (64-bit): whole columns of the group, parked.
+    for (int i = 0; i < 8; ++i) {
+      _mm512_store_si512(staged[g][2 * i], _mm512_unpacklo_epi64(n[0][i], n[1][i]));
+      _mm512_store_si512(staged[g][2 * i + 1], _mm512_unpackhi_epi64(n[0][i], n[1][i]));
+    }
+  }
+  for (int c = 0; c < 16; ++c) {
+    const __m512i g0 = _mm512_load_si512(staged[0][c]), g1 = _mm512_load_si512(staged[1][c]);
+    const __m512i g2 = _mm512_load_si512(staged[2][c]), g3 = _mm512_load_si512(staged[3][c]);
+    const __m512i lo01 = _mm512_shuffle_i32x4(g0, g1, 0x88), hi01 = _mm512_shuffle_i32x4(g0, g1, 0xDD);
+    const __m512i lo23 = _mm512_shuffle_i32x4(g2, g3, 0x88), hi23 = _mm512_shuffle_i32x4(g2, g3, 0xDD);
+    store_row<kStream>(dst + c * ds, _mm512_shuffle_i32x4(lo01, lo23, 0x88));
+    store_row<kStream>(dst + (16 + c) * ds, _mm512_shuffle_i32x4(hi01, hi23, 0x88));
+    store_row<kStream>(dst + (32 + c) * ds, _mm512_shuffle_i32x4(lo01, lo23, 0xDD));
+    store_row<kStream>(dst + (48 + c) * ds, _mm512_shuffle_i32x4(hi01, hi23, 0xDD));
+  }
+}
+
 // The order of the blocks, each measured best on the 2-core Zen 5 VM (bench/NOTES.md, CPU v5):
 // streamed, the blocks walk the input rows (b) in the outer loop, so each group of k input rows
 // is used up before the next is touched (4096^2 fp32 in 64 x 64 tiles: 36-45 GB/s, against 14
@@ -162,6 +215,12 @@ __attribute__((target("avx512f,avx512bw"))) inline void walk_blocks(const T* src
 }  // namespace
 
 // The one walk for every element size (cpu_avx512_blocks_enabled() asks for BW as well as F).
+__attribute__((target("avx512f,avx512bw"))) void transpose_blocks_avx512(const uint8_t* src, int64_t src_stride,
+                                                                        uint8_t* dst, int64_t dst_stride, int64_t na,
+                                                                        int64_t nb, bool stream) {
+  walk_blocks(src, src_stride, dst, dst_stride, na, nb, stream);
+}
+
 __attribute__((target("avx512f,avx512bw"))) void transpose_blocks_avx512(const uint16_t* src, int64_t src_stride,
                                                                         uint16_t* dst, int64_t dst_stride, int64_t na,
                                                                         int64_t nb, bool stream) {
