@@ -508,13 +508,13 @@ def test_non_tensor_arguments_raise_type_error():
 
 
 # ---- large outputs ---------------------------------------------------------------------------------
-# Outputs of 16 MiB or more take the CPU kernel's streaming-store path (csrc/cpu/cpu_kernels.cpp):
+# Outputs of 8 MiB or more take the CPU kernel's streaming-store path (csrc/cpu/cpu_kernels.cpp):
 # whole tiles are staged and streamed out, edge tiles use plain stores. These shapes sit just
 # above that size, with ragged edges in both dims, for every element width and a batch. Every
 # output row (the input's row count times the element size) is whole 64-byte lines, as
 # streaming needs.
-LARGE_CASES = [((2064, 2060), torch.float32), ((2080, 4100), torch.bfloat16), ((4160, 4100), torch.int8),
-               ((1032, 2060), torch.complex64), ((732, 1480), torch.complex128), ((3, 1040, 1400), torch.float32)]
+LARGE_CASES = [((2064, 1030), torch.float32), ((2080, 2050), torch.bfloat16), ((4160, 2050), torch.int8),
+               ((1032, 1030), torch.complex64), ((732, 740), torch.complex128), ((3, 1040, 700), torch.float32)]
 
 
 @pytest.mark.parametrize("shape,dtype", LARGE_CASES, ids=lambda v: str(v))
@@ -526,10 +526,10 @@ def test_large_outputs_of_every_width(device, shape, dtype):
 # Streaming needs every output row on a 64-byte line: the first view is, the second falls back.
 @pytest.mark.parametrize("row,col", [(1, 16), (1, 4)], ids=["line-aligned rows", "misaligned rows"])
 def test_large_out_view_touches_only_the_view(device, row, col):
-    x = random_bits((2064, 2060), torch.float32, device)
-    guard = poisoned((2060 + 3, 2064 + 16), torch.float32, device)
+    x = random_bits((2064, 1030), torch.float32, device)
+    guard = poisoned((1030 + 3, 2064 + 16), torch.float32, device)
     before = guard.clone()
-    view = guard[row:row + 2060, col:col + 2064]
+    view = guard[row:row + 1030, col:col + 2064]
     tt.transpose(x, out=view)
     assert_only_view_written(guard, view, reference(x), before)
 
@@ -537,14 +537,14 @@ def test_large_out_view_touches_only_the_view(device, row, col):
 # Streamed tiles whose edges are ragged inside the tile's blocks: out= into a view whose rows
 # sit on 64-byte lines (a pitch of 2144 elements, 32 in) past the row's end, so that output
 # rows of 2100 elements (the CPU kernel's AVX-512 tiles of 128 bf16, 64 fp32 or 32 fp64: whole
-# blocks, streamed, then the last 20 or 4 columns plainly) and 4200 output rows (whole blocks
-# and, for bf16 and fp32, 8 rows past them) both end mid-tile. 17.6 MB or more: streamed.
+# blocks, streamed, then the last 20 or 4 columns plainly) and 2088 output rows (whole blocks
+# and, for bf16 and fp32, 8 rows past them) both end mid-tile. 8.8 MB or more: streamed.
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float32, torch.float64, torch.complex64], ids=str)
 def test_large_out_view_with_ragged_tiles(device, dtype):
-    x = random_bits((2100, 4200), dtype, device)
-    guard = poisoned((4200 + 2, 2144), dtype, device)
+    x = random_bits((2100, 2088), dtype, device)
+    guard = poisoned((2088 + 2, 2144), dtype, device)
     before = guard.clone()
-    view = guard[1:1 + 4200, 32:32 + 2100]
+    view = guard[1:1 + 2088, 32:32 + 2100]
     tt.transpose(x, out=view)
     assert_only_view_written(guard, view, reference(x), before)
 
@@ -553,13 +553,13 @@ def test_cpu_sse2_blocks_when_avx512_is_off():
     # Where the CPU has AVX-512, 1-, 2-, 4- and 8-byte tiles move in AVX-512 blocks (64x64,
     # 32x32, 16x16 and 8x8), and every other test here runs those. The SSE2 blocks (1-, 2- and
     # 4-byte) and element moves (8-byte) that other x86-64 CPUs use are checked in a process
-    # with AVX-512 switched off (the setting is read once per process); 2064 x 8240 bytes
+    # with AVX-512 switched off (the setting is read once per process); 2064 x 4120 bytes
     # streams its output.
     code = """
 import torch, torch_transpose as tt
 from helpers import assert_bits_equal, random_bits
 for dtype in [torch.uint8, torch.bfloat16, torch.float32, torch.float64]:
-    for shape in [(67, 45), (16, 16), (33, 64), (2064, 8240 // dtype.itemsize), (3, 40, 70)]:
+    for shape in [(67, 45), (16, 16), (33, 64), (2064, 4120 // dtype.itemsize), (3, 40, 70)]:
         x = random_bits(shape, dtype)
         assert_bits_equal(tt.transpose(x), x.transpose(-2, -1).contiguous())
         assert_bits_equal(tt.transpose(x[..., 1:, 3:]), x[..., 1:, 3:].transpose(-2, -1).contiguous())

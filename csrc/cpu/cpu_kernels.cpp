@@ -50,13 +50,13 @@ constexpr int64_t kCpuTile = std::max<int64_t>(16, kCpuTileBytes / static_cast<i
 constexpr int64_t kCpuWideTileBytes = 256;
 
 // Outputs of at least this many bytes are written with streaming stores (streaming_store.h).
-// Smaller ones may still be in cache when the caller reads them, which plain stores keep. 16
-// MiB since session 60 (8 before): on the 2-core Zen 5 VM (L3 32 MiB), eager's copy_ time over
-// ours into a reused output, streamed against plain (bench/NOTES.md, CPU v6): 9-12 MiB fp32
-// 1536^2 3.2-4.8 against 4.6-6.3, int8 3072^2 7.8-9.4 against 11.4-12.4, int8 3072x4096
-// 4.6-4.9 against 5.5-6.1; from 16 MiB streaming was level or ahead (fp32 2048^2 4.8-6.7
-// against 2.6-4.4, int8 4096x5120 9.3-11.4 against 5.8-5.9).
-constexpr int64_t kStreamingMinBytes = int64_t{16} << 20;
+// Smaller ones may still be in cache when the caller reads them, which plain stores keep.
+// Session 60 tried 16 MiB and went back (bench/NOTES.md, CPU v6): outputs of 9-12 MiB gained
+// 1.3-1.4x from plain stores only while the input, the output and one more buffer of that size
+// fit this VM's 32 MiB L3 (fp32 1536^2), and lost 2x where they did not (fp32 NCHW->NHWC
+// 16x64x56x56: 1.7-1.9x eager's copy_ plain, 3.6-3.9 streamed). A model's working set is
+// larger than a benchmark's.
+constexpr int64_t kStreamingMinBytes = int64_t{8} << 20;
 // Row copies stream from a larger output: a copy is cheap enough that the cache it keeps
 // counts more. On the 2-core Zen 5 VM (L3 32 MiB), eager's copy_ time over ours into a reused
 // output (bench/NOTES.md, CPU v6): fp32 (0, 2, 1, 3) with 256-byte rows streamed 0.43 at 8
