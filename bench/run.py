@@ -5,6 +5,7 @@ See bench/README.md for the method and the ceilings.
 """
 import argparse
 import datetime
+import functools
 import platform
 import re
 import statistics
@@ -48,6 +49,9 @@ def parse_args(argv=None):
     p.add_argument("--small-rounds", type=int, default=SMALL_ROUNDS,
                    help=f"interleaved timing rounds for cases under {SMALL_BYTES / 1e6:.0f} MB, the median kept "
                    "(cases at or above it are timed once)")
+    p.add_argument("--warmup", type=float, default=None,
+                   help="seconds of calls before each measurement (default: 1 on the CPU, where a process's first "
+                   "large outputs fault in slowly; one call on CUDA)")
     p.add_argument("--fresh-pages", action="store_true",
                    help="CPU: leave glibc's allocator as it is, so that large outputs come from fresh pages each call "
                    "(by default freed memory stays in the process: bench/cpu_memory.py says why)")
@@ -108,10 +112,14 @@ def check_bits(got, expected, what):
         raise AssertionError(f"{what} gave a wrong result")
 
 
-def timing_modes(case, device, impl):
+def warmup_seconds(args):
+    return args.warmup if getattr(args, "warmup", None) is not None else (1.0 if args.device == "cpu" else 0.0)
+
+
+def timing_modes(case, device, impl, warmup_s=0.0):
     """How an implementation is timed: every call from Python, and small cases of ours and
     eager's also replayed from a CUDA graph."""
-    modes = [("call", timing.median_seconds)]
+    modes = [("call", functools.partial(timing.median_seconds, warmup_s=warmup_s))]
     if case.group == "small" and device == "cuda" and impl in ("torch_transpose", "eager"):
         modes.append(("graph", timing.median_seconds_graphed))
     return modes
@@ -135,7 +143,7 @@ def time_impls(case, x, expected, args, min_run_time, impl_names, rounds):
                 fn = kept[impl]
             else:
                 continue
-            for mode, timer in timing_modes(case, args.device, impl):
+            for mode, timer in timing_modes(case, args.device, impl, warmup_seconds(args)):
                 times.setdefault((impl, mode), []).append(timer(fn, min_run_time))
             if rounds > 1:
                 kept[impl] = fn
@@ -213,4 +221,5 @@ def run_meta(args, argv, min_run_time):
         "torch": torch.__version__,
         "cuda": torch.version.cuda,
         "min_run_time_s": min_run_time,
+        "warmup_s": warmup_seconds(args),
     }

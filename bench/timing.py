@@ -1,10 +1,20 @@
 """Median time of a callable through torch.utils.benchmark (which synchronises CUDA)."""
+import time
+
 import torch
 import torch.utils.benchmark as benchmark
 
 
-def median_seconds(fn, min_run_time):
+def median_seconds(fn, min_run_time, warmup_s=0.0):
+    """warmup_s: keep calling fn for this long before timing. On the CPU VM the first calls of a
+    process that keeps freed memory (bench/cpu_memory.py) grow the heap and fault it in, at up to
+    230 ms a call for a 64 MiB output (huge pages backed afresh by the host), for about a second;
+    one warm-up call left that stall inside the timed calls (fp32 4096^2 read 1 GB/s in one
+    suite run, bench/NOTES.md CPU v6)."""
     fn()  # warm-up: module load, compilation, autotuning, allocator growth
+    deadline = time.perf_counter() + warmup_s
+    while time.perf_counter() < deadline:
+        fn()
     if torch.cuda.is_available():
         torch.cuda.synchronize()
     # Timer runs the statement with num_threads=1 unless told otherwise. On the CPU that held

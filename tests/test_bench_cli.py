@@ -7,6 +7,7 @@ import json
 import re
 import subprocess
 import sys
+import time
 
 import pytest
 import torch
@@ -123,7 +124,8 @@ def test_small_cases_take_interleaved_rounds_and_keep_the_median(monkeypatch):
     order = []
     fake_seconds = iter([3.0, 1.0, 2.0, 6.0, 4.0, 5.0])  # ours, copy, ours, copy, ours, copy
 
-    def fake_timer(fn, min_run_time):
+    def fake_timer(fn, min_run_time, warmup_s=0.0):
+        assert warmup_s == 1.0  # the CPU's default
         order.append(fn)
         return next(fake_seconds)
 
@@ -228,3 +230,14 @@ def test_cpu_suite_records_how_it_allocated(tmp_path):
         return json.loads((tmp_path / "t.json").read_text())["meta"]
     assert meta_of()["cpu_memory"].startswith("freed memory kept in the process")
     assert meta_of("--fresh-pages")["cpu_memory"] == run.cpu_memory.FRESH_PAGES
+
+
+def test_timing_keeps_calling_through_the_warmup():
+    # bench/timing.py: calls for warmup_s before the timed ones (the CPU's default is 1 s: a
+    # process's first large outputs fault in slowly there). Timed alone, 10 ms of calls.
+    stamps = []
+    run.timing.median_seconds(lambda: stamps.append(time.perf_counter()), 0.01, warmup_s=0.3)
+    assert stamps[-1] - stamps[0] >= 0.3
+    stamps.clear()
+    run.timing.median_seconds(lambda: stamps.append(time.perf_counter()), 0.01)
+    assert stamps[-1] - stamps[0] < 0.3
