@@ -138,7 +138,7 @@ template <> struct SimdBlock<uint8_t> {
 // built for baseline x86-64). For 4-byte elements, 16 loads, 64 shuffles and 16 stores move 256
 // elements, about a quarter of the instructions of SSE2's 4x4 blocks; 8-byte elements have no
 // SSE2 blocks at all; 2-byte tiles ran 1.3-2.5x faster than with SSE2's 8x8 blocks, streamed or
-// not (bench/NOTES.md, "CPU v5"), and 1-byte tiles 1.4-2.1x faster than with its 16x16 ones
+// not (bench/NOTES.md, "CPU v5"), and 1-byte tiles 1.2-2.3x faster than with its 16x16 ones
 // ("CPU v6").
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define TORCH_TRANSPOSE_HAVE_AVX512_BLOCKS 1
