@@ -523,6 +523,27 @@ def test_large_outputs_of_every_width(device, shape, dtype):
     assert_bits_equal(tt.transpose(x), reference(x))
 
 
+# Large outputs whose rows are not whole 64-byte lines (odd widths): on the CPU, AVX-512 tiles of
+# 256 bytes walked input rows first with plain stores (BlockOrder::kInputRowsFirst), edges ragged
+# in both dims, for every width the blocks take; then into a guarded view whose rows are off
+# lines too.
+OFF_LINE_CASES = [((2051, 1029), torch.float32), ((4099, 1030), torch.bfloat16), ((4099, 2053), torch.int8),
+                  ((1027, 1029), torch.float64), ((1027, 1029), torch.complex64), ((3, 1001, 703), torch.float32)]
+
+
+@pytest.mark.parametrize("shape,dtype", OFF_LINE_CASES, ids=lambda v: str(v))
+def test_large_outputs_off_lines(device, shape, dtype):
+    x = random_bits(shape, dtype, device)
+    assert x.numel() * x.element_size() >= 8 << 20 and (shape[-2] * x.element_size()) % 64 != 0
+    assert_bits_equal(tt.transpose(x, -2, -1), x.transpose(-2, -1).contiguous())
+    if x.dim() == 2:
+        guard = poisoned((shape[1] + 2, shape[0] + 5), dtype, device)
+        before = guard.clone()
+        view = guard[1:1 + shape[1], 3:3 + shape[0]]
+        tt.transpose(x, out=view)
+        assert_only_view_written(guard, view, reference(x), before)
+
+
 # Streaming needs every output row on a 64-byte line: the first view is, the second falls back.
 @pytest.mark.parametrize("row,col", [(1, 16), (1, 4)], ids=["line-aligned rows", "misaligned rows"])
 def test_large_out_view_touches_only_the_view(device, row, col):

@@ -42,11 +42,12 @@ constexpr int64_t kCpuTileBytes = 128;
 template <typename T>
 constexpr int64_t kCpuTile = std::max<int64_t>(16, kCpuTileBytes / static_cast<int64_t>(sizeof(T)));  // elements
 
-// Tiles whose AVX-512 blocks are streamed (1-, 2-, 4- and 8-byte elements, unit stride along a on
-// the input and along b on the output, a large output) are 256 bytes wide: 64 x 64 fp32. Their
-// blocks go straight to the output, so no tile is staged, and the larger tile measured faster
-// on the 2-core Zen 5 VM (4096^2 fp32: 36-45 GB/s against 36-40 for 32 x 32; bench/NOTES.md,
-// CPU v5). Plainly stored, the narrower tile was as fast or faster.
+// Tiles of large outputs in AVX-512 blocks (1-, 2-, 4- and 8-byte elements, unit stride along a
+// on the input and along b on the output, kStreamingMinBytes or more) are 256 bytes wide: 64 x 64
+// fp32. Their blocks go straight to the output, input rows first (streamed where the output rows
+// are whole lines), so no tile is staged, and the larger tile measured faster on the 2-core Zen
+// 5 VM (4096^2 fp32 streamed: 36-45 GB/s against 36-40 for 32 x 32; bench/NOTES.md, CPU v5).
+// For outputs that stay in cache the narrower tile, output rows first, was as fast or faster.
 constexpr int64_t kCpuWideTileBytes = 256;
 
 // Outputs of at least this many bytes are written with streaming stores (streaming_store.h).
@@ -84,14 +85,15 @@ inline int64_t short_block_columns(int64_t rows, int64_t b_full, int64_t k, int6
 //   -> NCHW of 2-15 channels is) go by blocks cut short along a, which store only those rows but
 //   load whole input vectors: where src_readable (the largest element offset from src that
 //   lies inside the input) says those loads stay inside it.
-// stream_blocks: AVX-512 blocks write their output rows with streaming stores, which needs
-// each such row on a 64-byte line (transpose_tiles says when).
+// order: how AVX-512 blocks are walked and stored (BlockOrder, simd_transpose.h; streamed needs
+// each block's output rows on 64-byte lines: transpose_tiles says when). The rest of the tile
+// goes by plain stores.
 // 2-core VM, same session, eager's time / ours (bench/NOTES.md, CPU v4): NHWC -> NCHW int8
 // 64x224x224x3 0.73-0.79 -> 1.47-1.81, bf16 C = 3 0.86 -> 1.86-2.13, int8 C = 8 0.86-0.91 ->
 // 2.3-4.9; NCHW -> NHWC fp32 32x3x224x224 0.57-0.65 -> 1.70-2.39, bf16 0.61-0.81 -> 1.14-1.43.
 template <typename T>
 void move_tile(const T* src, int64_t src_sa, int64_t src_sb, T* dst, int64_t dst_sa, int64_t dst_sb,
-               int64_t na, int64_t nb, int64_t src_readable, bool stream_blocks = false) {
+               int64_t na, int64_t nb, int64_t src_readable, BlockOrder order = BlockOrder::kOutputRowsFirst) {
   auto scalar_block = [&](int64_t a_lo, int64_t a_hi, int64_t b_lo, int64_t b_hi) {
     for (int64_t ia = a_lo; ia < a_hi; ++ia) {
       const T* s = src + ia * src_sa;
@@ -109,7 +111,7 @@ void move_tile(const T* src, int64_t src_sa, int64_t src_sb, T* dst, int64_t dst
     if (src_sa == 1 && dst_sb == 1 && cpu_avx512_blocks_enabled() && na >= k512 && nb >= k512) {
       // Whole blocks where they fit, then the rest of the tile as below (SSE2 and scalar).
       const int64_t a_whole = na / k512 * k512, b_whole = nb / k512 * k512;
-      transpose_blocks_avx512(src, src_sb, dst, dst_sa, a_whole, b_whole, stream_blocks);
+      transpose_blocks_avx512(src, src_sb, dst, dst_sa, a_whole, b_whole, order);
       move_tile(src + b_whole * src_sb, src_sa, src_sb, dst + b_whole, dst_sa, dst_sb, a_whole, nb - b_whole,
                 src_readable - b_whole * src_sb);
       move_tile(src + a_whole, src_sa, src_sb, dst + a_whole * dst_sa, dst_sa, dst_sb, na - a_whole, nb,
@@ -200,9 +202,16 @@ bool avx512_tiles(const FastDims& f) {
 }
 
 // The tile loop, with the tile side a constant (a run-time side cost 3-8% on 1024^2 fp32, where
-// a tile takes about 200 ns). kStreamBlocks: AVX-512 blocks streamed from the registers.
-template <typename T, int64_t kTile, bool kStreamBlocks>
+// a tile takes about 200 ns). kOrder: the AVX-512 blocks' order; input rows first (streamed or
+// not), every tile goes straight through move_tile in that order, no tile is staged.
+// Elements of the per-thread staging tile: none where blocks go straight to the output. (A
+// variable template: GCC 12 failed on the same expression written inside the lambda below.)
+template <int64_t kTile, BlockOrder kOrder>
+constexpr int64_t kStagedElements = kOrder == BlockOrder::kOutputRowsFirst ? kTile * kTile : 1;
+
+template <typename T, int64_t kTile, BlockOrder kOrder>
 void transpose_tiles_of(const FastDims& f, const BatchIndexer& batch, bool streaming, const T* in, T* out) {
+  constexpr bool kDirectBlocks = kOrder != BlockOrder::kOutputRowsFirst;
   constexpr int64_t tile = kTile, e = sizeof(T);
   // Plain copies, not structured bindings: a lambda may capture those only from C++20.
   const int64_t size_a = f.size_a, size_b = f.size_b, in_sa = f.in_sa, in_sb = f.in_sb, out_sa = f.out_sa, out_sb = f.out_sb;
@@ -210,7 +219,7 @@ void transpose_tiles_of(const FastDims& f, const BatchIndexer& batch, bool strea
   const int64_t total = batch.count() * tiles_a * tiles_b;
   // A few tiles per task amortise the scheduling; tiles are independent, so any split is safe.
   at::parallel_for(0, total, 16, [&](int64_t begin, int64_t end) {
-    alignas(64) T staged[kStreamBlocks ? 1 : tile * tile];  // 2-16 KiB: one tile, in L1
+    alignas(64) T staged[kStagedElements<kTile, kOrder>];  // 2-16 KiB: one tile, in L1
     for (int64_t t = begin; t < end; ++t) {
       const int64_t tb = t % tiles_b, ta = (t / tiles_b) % tiles_a, bi = t / (tiles_b * tiles_a);
       int64_t in_off, out_off;
@@ -222,10 +231,10 @@ void transpose_tiles_of(const FastDims& f, const BatchIndexer& batch, bool strea
       // The item's last element, as an offset from src: every element between lies in the
       // input's storage (strides are never negative).
       const int64_t readable = (size_a - 1 - a0) * in_sa + (size_b - 1 - b0) * in_sb;
-      if constexpr (kStreamBlocks) {
-        // Each block's output rows are whole lines (tile rows start on lines, blocks are 64
-        // bytes wide); the rest of an edge tile goes by plain stores.
-        move_tile(src, in_sa, in_sb, dst, out_sa, out_sb, na, nb, readable, /*stream_blocks=*/true);
+      if constexpr (kDirectBlocks) {
+        // Streamed, each block's output rows are whole lines (tile rows start on lines, blocks
+        // are 64 bytes wide); the rest of an edge tile goes by plain stores.
+        move_tile(src, in_sa, in_sb, dst, out_sa, out_sb, na, nb, readable, kOrder);
       } else if (streaming && na == tile && nb == tile) {
         // Whole tiles: transpose into the L1-resident buffer, then stream out whole rows.
         move_tile(src, in_sa, in_sb, staged, tile, int64_t{1}, tile, tile, readable);
@@ -247,12 +256,16 @@ void transpose_tiles(const LayoutPlan& plan, const T* in, T* out) {
   const BatchIndexer batch = BatchIndexer::from_plan(plan);
   const bool streaming = use_streaming_stores(f, batch, out);
   if constexpr (e <= 8) {
-    // Streamed AVX-512 blocks: their tiles are wider (kCpuWideTileBytes) and need no staging.
-    if (streaming && avx512_tiles<T>(f)) {
-      return transpose_tiles_of<T, kCpuWideTileBytes / e, true>(f, batch, streaming, in, out);
+    // Large outputs in AVX-512 blocks take wider tiles (kCpuWideTileBytes) walked input rows
+    // first, unstaged: streamed where each output row is whole lines, plainly where not.
+    if (avx512_tiles<T>(f) && batch.count() * f.size_a * f.size_b * e >= kStreamingMinBytes) {
+      if (streaming) {
+        return transpose_tiles_of<T, kCpuWideTileBytes / e, BlockOrder::kInputRowsFirstStreamed>(f, batch, true, in, out);
+      }
+      return transpose_tiles_of<T, kCpuWideTileBytes / e, BlockOrder::kInputRowsFirst>(f, batch, false, in, out);
     }
   }
-  transpose_tiles_of<T, kCpuTile<T>, false>(f, batch, streaming, in, out);
+  transpose_tiles_of<T, kCpuTile<T>, BlockOrder::kOutputRowsFirst>(f, batch, streaming, in, out);
 }
 
 // Elements [j0, j1) of one row.

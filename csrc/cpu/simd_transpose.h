@@ -133,6 +133,19 @@ template <> struct SimdBlock<uint8_t> {
 };
 #endif
 
+// How a tile's AVX-512 blocks are walked and stored (each order measured best somewhere on the
+// 2-core Zen 5 VM; bench/NOTES.md, CPU v5 and v6):
+// * kOutputRowsFirst: a in the outer loop, plain stores. Keeps the output rows' lines in L1: the
+//   order for outputs that stay in cache (1024^2 fp32: 3.7-4.0x eager's copy_, against 1.9x).
+// * kInputRowsFirst: b in the outer loop, so each group of input rows is used up before the next
+//   is touched; plain stores. Large outputs whose rows are off 64-byte lines (fp32 4097x4095:
+//   1.95x eager -> 2.85x, fp64 3001x2999 1.7-1.8 -> 2.6-2.95).
+// * kInputRowsFirstStreamed: the same order, each block's output rows (whole 64-byte lines:
+//   dst and dst_stride must keep them on lines) written with streaming stores; fence before the
+//   work counts as done. Large outputs on lines (4096^2 fp32: 36-45 GB/s, against 14 for the
+//   first order into a staged tile).
+enum class BlockOrder { kOutputRowsFirst, kInputRowsFirst, kInputRowsFirstStreamed };
+
 // AVX-512 blocks of 1-, 2-, 4- and 8-byte elements (64x64, 32x32, 16x16 and 8x8: one 64-byte
 // register per row), for CPUs that have AVX-512F and BW (checked at run time; the library is
 // built for baseline x86-64). For 4-byte elements, 16 loads, 64 shuffles and 16 stores move 256
@@ -149,17 +162,15 @@ bool cpu_avx512_blocks_enabled();
 
 // Transposes the [0, na) x [0, nb) part of a tile, na and nb multiples of the block side
 // (64 / element size), in AVX-512 blocks: dst[ia * dst_stride + ib] = src[ib * src_stride + ia].
-// stream: each output row of a block is one whole 64-byte line, written with a streaming store
-// (dst and dst_stride must keep every such row on a line; fence before the work counts as done).
 // Only call these when cpu_avx512_blocks_enabled() is true.
 void transpose_blocks_avx512(const uint8_t* src, int64_t src_stride, uint8_t* dst, int64_t dst_stride, int64_t na,
-                             int64_t nb, bool stream);
+                             int64_t nb, BlockOrder order);
 void transpose_blocks_avx512(const uint16_t* src, int64_t src_stride, uint16_t* dst, int64_t dst_stride, int64_t na,
-                             int64_t nb, bool stream);
+                             int64_t nb, BlockOrder order);
 void transpose_blocks_avx512(const uint32_t* src, int64_t src_stride, uint32_t* dst, int64_t dst_stride, int64_t na,
-                             int64_t nb, bool stream);
+                             int64_t nb, BlockOrder order);
 void transpose_blocks_avx512(const uint64_t* src, int64_t src_stride, uint64_t* dst, int64_t dst_stride, int64_t na,
-                             int64_t nb, bool stream);
+                             int64_t nb, BlockOrder order);
 #endif
 
 }  // namespace torch_transpose

@@ -191,24 +191,30 @@ __attribute__((target("avx512f,avx512bw"), noinline)) void transpose_block(const
   }
 }
 
-// The order of the blocks, each measured best on the 2-core Zen 5 VM (bench/NOTES.md, CPU v5):
-// streamed, the blocks walk the input rows (b) in the outer loop, so each group of k input rows
-// is used up before the next is touched (4096^2 fp32 in 64 x 64 tiles: 36-45 GB/s, against 14
-// for the other order into a staged tile); stored plainly into an output that stays in cache,
-// a is the outer loop, which keeps the output rows' lines in L1 (1024^2 fp32: 3.7-4.0x eager's
-// copy_, against 1.9x).
+// The blocks in one of the orders of BlockOrder (simd_transpose.h says when each is used).
+template <bool kStream, typename T>
+__attribute__((target("avx512f,avx512bw"))) inline void walk_input_rows_first(const T* src, int64_t ss, T* dst, int64_t ds,
+                                                                             int64_t na, int64_t nb) {
+  constexpr int64_t k = 64 / sizeof(T);
+  for (int64_t ib = 0; ib < nb; ib += k) {
+    for (int64_t ia = 0; ia < na; ia += k) transpose_block<kStream>(src + ib * ss + ia, ss, dst + ia * ds + ib, ds);
+  }
+}
+
 template <typename T>
 __attribute__((target("avx512f,avx512bw"))) inline void walk_blocks(const T* src, int64_t ss, T* dst, int64_t ds, int64_t na,
-                                                                   int64_t nb, bool stream) {
+                                                                   int64_t nb, BlockOrder order) {
   constexpr int64_t k = 64 / sizeof(T);
-  if (stream) {
-    for (int64_t ib = 0; ib < nb; ib += k) {
-      for (int64_t ia = 0; ia < na; ia += k) transpose_block<true>(src + ib * ss + ia, ss, dst + ia * ds + ib, ds);
-    }
-  } else {
-    for (int64_t ia = 0; ia < na; ia += k) {
-      for (int64_t ib = 0; ib < nb; ib += k) transpose_block<false>(src + ib * ss + ia, ss, dst + ia * ds + ib, ds);
-    }
+  switch (order) {
+    case BlockOrder::kInputRowsFirstStreamed:
+      return walk_input_rows_first<true>(src, ss, dst, ds, na, nb);
+    case BlockOrder::kInputRowsFirst:
+      return walk_input_rows_first<false>(src, ss, dst, ds, na, nb);
+    case BlockOrder::kOutputRowsFirst:
+      for (int64_t ia = 0; ia < na; ia += k) {
+        for (int64_t ib = 0; ib < nb; ib += k) transpose_block<false>(src + ib * ss + ia, ss, dst + ia * ds + ib, ds);
+      }
+      return;
   }
 }
 
@@ -217,26 +223,26 @@ __attribute__((target("avx512f,avx512bw"))) inline void walk_blocks(const T* src
 // The one walk for every element size (cpu_avx512_blocks_enabled() asks for BW as well as F).
 __attribute__((target("avx512f,avx512bw"))) void transpose_blocks_avx512(const uint8_t* src, int64_t src_stride,
                                                                         uint8_t* dst, int64_t dst_stride, int64_t na,
-                                                                        int64_t nb, bool stream) {
-  walk_blocks(src, src_stride, dst, dst_stride, na, nb, stream);
+                                                                        int64_t nb, BlockOrder order) {
+  walk_blocks(src, src_stride, dst, dst_stride, na, nb, order);
 }
 
 __attribute__((target("avx512f,avx512bw"))) void transpose_blocks_avx512(const uint16_t* src, int64_t src_stride,
                                                                         uint16_t* dst, int64_t dst_stride, int64_t na,
-                                                                        int64_t nb, bool stream) {
-  walk_blocks(src, src_stride, dst, dst_stride, na, nb, stream);
+                                                                        int64_t nb, BlockOrder order) {
+  walk_blocks(src, src_stride, dst, dst_stride, na, nb, order);
 }
 
 __attribute__((target("avx512f,avx512bw"))) void transpose_blocks_avx512(const uint32_t* src, int64_t src_stride,
                                                                         uint32_t* dst, int64_t dst_stride, int64_t na,
-                                                                        int64_t nb, bool stream) {
-  walk_blocks(src, src_stride, dst, dst_stride, na, nb, stream);
+                                                                        int64_t nb, BlockOrder order) {
+  walk_blocks(src, src_stride, dst, dst_stride, na, nb, order);
 }
 
 __attribute__((target("avx512f,avx512bw"))) void transpose_blocks_avx512(const uint64_t* src, int64_t src_stride,
                                                                         uint64_t* dst, int64_t dst_stride, int64_t na,
-                                                                        int64_t nb, bool stream) {
-  walk_blocks(src, src_stride, dst, dst_stride, na, nb, stream);
+                                                                        int64_t nb, BlockOrder order) {
+  walk_blocks(src, src_stride, dst, dst_stride, na, nb, order);
 }
 
 }  // namespace torch_transpose
