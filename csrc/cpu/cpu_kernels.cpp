@@ -201,14 +201,15 @@ bool avx512_tiles(const FastDims& f) {
 #endif
 }
 
-// The tile loop, with the tile side a constant (a run-time side cost 3-8% on 1024^2 fp32, where
-// a tile takes about 200 ns). kOrder: the AVX-512 blocks' order; input rows first (streamed or
-// not), every tile goes straight through move_tile in that order, no tile is staged.
 // Elements of the per-thread staging tile: none where blocks go straight to the output. (A
-// variable template: GCC 12 failed on the same expression written inside the lambda below.)
+// variable template: GCC 12 stopped with an internal error on the same expression written
+// inside transpose_tiles_of's lambda.)
 template <int64_t kTile, BlockOrder kOrder>
 constexpr int64_t kStagedElements = kOrder == BlockOrder::kOutputRowsFirst ? kTile * kTile : 1;
 
+// The tile loop, with the tile side a constant (a run-time side cost 3-8% on 1024^2 fp32, where
+// a tile takes about 200 ns). kOrder: the AVX-512 blocks' order; input rows first (streamed or
+// not), every tile goes straight through move_tile in that order, no tile is staged.
 template <typename T, int64_t kTile, BlockOrder kOrder>
 void transpose_tiles_of(const FastDims& f, const BatchIndexer& batch, bool streaming, const T* in, T* out) {
   constexpr bool kDirectBlocks = kOrder != BlockOrder::kOutputRowsFirst;

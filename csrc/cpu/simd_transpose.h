@@ -138,8 +138,8 @@ template <> struct SimdBlock<uint8_t> {
 // * kOutputRowsFirst: a in the outer loop, plain stores. Keeps the output rows' lines in L1: the
 //   order for outputs that stay in cache (1024^2 fp32: 3.7-4.0x eager's copy_, against 1.9x).
 // * kInputRowsFirst: b in the outer loop, so each group of input rows is used up before the next
-//   is touched; plain stores. Large outputs whose rows are off 64-byte lines (fp32 4097x4095:
-//   1.95x eager -> 2.85x, fp64 3001x2999 1.7-1.8 -> 2.6-2.95).
+//   is touched; plain stores. Large outputs whose rows are off 64-byte lines (against the first
+//   order: fp32 4097x4095 1.9-2.0x eager's copy_ -> 3.0-3.1x, fp64 3001x2999 1.7-1.8 -> 2.6-3.3).
 // * kInputRowsFirstStreamed: the same order, each block's output rows (whole 64-byte lines:
 //   dst and dst_stride must keep them on lines) written with streaming stores; fence before the
 //   work counts as done. Large outputs on lines (4096^2 fp32: 36-45 GB/s, against 14 for the
