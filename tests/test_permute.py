@@ -84,6 +84,24 @@ def test_row_copies_whose_groups_step_through_one_dim(device, dtype):
         check_fresh_and_guarded_outputs(x, dims)
 
 
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.bfloat16, torch.float32, torch.float64], ids=str)
+def test_packed_narrow_output_rows(device, dtype):
+    # NCHW -> NHWC of 2, 4 and 8 channels and pixel shuffle (r = 2): output rows of c elements
+    # back to back, which the CPU builds by interleaving whole 16-byte vectors of c input rows
+    # (interleave_rows, simd_transpose.h) and the spatial tail past the last whole vector one
+    # element at a time. Into a fresh tensor and into a contiguous view between guard bytes.
+    def check(x, dims):
+        expected = reference(x, dims)
+        assert_bits_equal(tt.permute(x, dims), expected)
+        n = expected.numel()
+        buf = poisoned((n + 128,), dtype, device)
+        check_permute_into_view(x, dims, buf, buf[64:64 + n].view(expected.shape))
+    for c in (2, 4, 8):
+        for hw in ((7, 9), (16, 16), (33, 35)):
+            check(random_bits((3, c, *hw), dtype, device), (0, 2, 3, 1))
+    check(random_bits((2, 3, 2, 2, 24, 40), dtype, device), (0, 1, 4, 2, 5, 3))
+
+
 def test_short_row_copies_of_every_length(device):
     # Row copies of 1-513 bytes: on the CPU rows under 256 bytes are copied inline in pieces of
     # 64 bytes and a last piece that ends at the row's end, or two overlapping pieces of 32, 16,

@@ -120,6 +120,25 @@ void move_tile(const T* src, int64_t src_sa, int64_t src_sb, T* dst, int64_t dst
     }
   }
 #endif
+#if defined(__SSE2__)
+  // Output rows of 2, 4 or 8 elements lying back to back: interleave whole vectors of the input
+  // rows (simd_transpose.h), the last few elements one by one.
+  if constexpr (sizeof(T) <= 8) {
+    constexpr int64_t v = 16 / sizeof(T);
+    if (src_sa == 1 && dst_sb == 1 && dst_sa == nb && na >= v && (nb == 2 || nb == 4 || nb == 8) && nb <= v) {
+      const int64_t a_vec = na / v * v;
+      if (nb == 2) {
+        interleave_rows<T, 2>(src, src_sb, dst, a_vec);
+      } else if (nb == 4) {
+        if constexpr (v >= 4) interleave_rows<T, (v >= 4 ? 4 : 1)>(src, src_sb, dst, a_vec);
+      } else {
+        if constexpr (v >= 8) interleave_rows<T, (v >= 8 ? 8 : 1)>(src, src_sb, dst, a_vec);
+      }
+      scalar_block(a_vec, na, 0, nb);
+      return;
+    }
+  }
+#endif
   int64_t a_full = 0, b_full = 0;  // [0, a_full) x [0, b_full) goes through SIMD blocks
   int64_t b_done = 0;              // [0, a_full) x [0, b_done): whole blocks and blocks cut short along b
   int64_t b_part = 0;              // [a_full, na) x [0, b_part) through blocks cut short along a

@@ -133,6 +133,60 @@ template <> struct SimdBlock<uint8_t> {
 };
 #endif
 
+#if defined(__SSE2__)
+// Packed narrow output rows: a transpose whose output rows hold only c (2, 4 or 8) elements and
+// lie back to back (pixel shuffle's r = 2, NCHW -> NHWC of 2 or 4 channels) is an interleave of
+// c input rows. The blocks cut short along b stored such rows c elements (4-8 bytes) at a time;
+// here c input vectors become c whole output vectors. Level by level: rows in pairs at the
+// element's width, pairs of pairs at twice it, and so on.
+template <int kBytes>
+inline __m128i unpack_lo(__m128i a, __m128i b) {
+  if constexpr (kBytes == 1) return _mm_unpacklo_epi8(a, b);
+  if constexpr (kBytes == 2) return _mm_unpacklo_epi16(a, b);
+  if constexpr (kBytes == 4) return _mm_unpacklo_epi32(a, b);
+  if constexpr (kBytes == 8) return _mm_unpacklo_epi64(a, b);
+}
+
+template <int kBytes>
+inline __m128i unpack_hi(__m128i a, __m128i b) {
+  if constexpr (kBytes == 1) return _mm_unpackhi_epi8(a, b);
+  if constexpr (kBytes == 2) return _mm_unpackhi_epi16(a, b);
+  if constexpr (kBytes == 4) return _mm_unpackhi_epi32(a, b);
+  if constexpr (kBytes == 8) return _mm_unpackhi_epi64(a, b);
+}
+
+// out[0..kC) = the kC rows r[0..kC) of kElementBytes-wide elements, interleaved element by
+// element: the first half's interleave and the second half's, merged at kC / 2 elements.
+template <int kElementBytes, int kC>
+inline void interleave_vectors(const __m128i* r, __m128i* out) {
+  if constexpr (kC == 1) {
+    out[0] = r[0];
+  } else {
+    __m128i left[kC / 2], right[kC / 2];
+    interleave_vectors<kElementBytes, kC / 2>(r, left);
+    interleave_vectors<kElementBytes, kC / 2>(r + kC / 2, right);
+    for (int i = 0; i < kC / 2; ++i) {
+      out[2 * i] = unpack_lo<kElementBytes * kC / 2>(left[i], right[i]);
+      out[2 * i + 1] = unpack_hi<kElementBytes * kC / 2>(left[i], right[i]);
+    }
+  }
+}
+
+// dst[a * kC + j] = src[j * src_stride + a] for j < kC and a in [0, n), n a multiple of the
+// elements of a 16-byte vector (kC * sizeof(T) <= 16).
+template <typename T, int kC>
+inline void interleave_rows(const T* src, int64_t src_stride, T* dst, int64_t n) {
+  static_assert(kC * sizeof(T) <= 16, "an output vector holds whole groups of kC elements");
+  constexpr int64_t v = 16 / sizeof(T);
+  for (int64_t a = 0; a < n; a += v) {
+    __m128i r[kC], out[kC];
+    for (int j = 0; j < kC; ++j) r[j] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + j * src_stride + a));
+    interleave_vectors<static_cast<int>(sizeof(T)), kC>(r, out);
+    for (int j = 0; j < kC; ++j) _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + a * kC + j * v), out[j]);
+  }
+}
+#endif
+
 // How a tile's AVX-512 blocks are walked and stored (each order measured best somewhere on the
 // 2-core Zen 5 VM; bench/NOTES.md, CPU v5 and v6):
 // * kOutputRowsFirst: a in the outer loop, plain stores. Keeps the output rows' lines in L1: the
