@@ -50,8 +50,8 @@ def parse_args(argv=None):
                    help=f"interleaved timing rounds for cases under {SMALL_BYTES / 1e6:.0f} MB, the median kept "
                    "(cases at or above it are timed once)")
     p.add_argument("--warmup", type=float, default=None,
-                   help="seconds of calls before each measurement (default: 1 on the CPU, where a process's first "
-                   "large outputs fault in slowly; one call on CUDA)")
+                   help="seconds of calls (10 calls at least) before each measurement (default: 1 on the CPU, "
+                   "where a process's first large outputs fault in slowly; one call on CUDA)")
     p.add_argument("--fresh-pages", action="store_true",
                    help="CPU: leave glibc's allocator as it is, so that large outputs come from fresh pages each call "
                    "(by default freed memory stays in the process: bench/cpu_memory.py says why)")

@@ -5,16 +5,32 @@ import torch
 import torch.utils.benchmark as benchmark
 
 
-def median_seconds(fn, min_run_time, warmup_s=0.0):
-    """warmup_s: keep calling fn for this long before timing. On the CPU VM the first calls of a
-    process that keeps freed memory (bench/cpu_memory.py) grow the heap and fault it in, at up to
-    230 ms a call for a 64 MiB output (huge pages backed afresh by the host), for about a second;
-    one warm-up call left that stall inside the timed calls (fp32 4096^2 read 1 GB/s in one
-    suite run, bench/NOTES.md CPU v6)."""
-    fn()  # warm-up: module load, compilation, autotuning, allocator growth
-    deadline = time.perf_counter() + warmup_s
-    while time.perf_counter() < deadline:
+# A warm-up lasts at least this many calls, however long they take.
+WARMUP_CALLS = 10
+
+
+def warm_up(fn, warmup_s):
+    """Calls fn for at least warmup_s seconds and at least WARMUP_CALLS times. On the CPU VM the
+    first calls of a process that keeps freed memory (bench/cpu_memory.py) grow the heap and
+    fault it in: a 64 MiB output took up to 230 ms a call (huge pages the host backs afresh)
+    for 4-8 calls, then 2.9 ms; a 90 MB one 164-326 ms for 5 calls (1.3 s), then 5-7 ms. The
+    heap grows because a freed block is just too small for the next aligned request of the
+    same size, until freed blocks merge. Those slow calls are alike, so no test of "settled"
+    tells them from a slow steady state; the first implementation of a case meets them. One
+    warm-up call left them inside the timed calls (fp32 4096^2 read 1 GB/s in one suite run),
+    and so did a fixed second of calls on the 90 MB case (bench/NOTES.md, CPU v6)."""
+    start = time.perf_counter()
+    calls = 0
+    while calls < WARMUP_CALLS or time.perf_counter() - start < warmup_s:
         fn()
+        calls += 1
+
+
+def median_seconds(fn, min_run_time, warmup_s=0.0):
+    """warmup_s: warm up for at least this long, until the calls settle (warm_up), before timing."""
+    fn()  # warm-up: module load, compilation, autotuning, allocator growth
+    if warmup_s > 0:
+        warm_up(fn, warmup_s)
     if torch.cuda.is_available():
         torch.cuda.synchronize()
     # Timer runs the statement with num_threads=1 unless told otherwise. On the CPU that held
