@@ -139,20 +139,13 @@ template <> struct SimdBlock<uint8_t> {
 // c input rows. The blocks cut short along b stored such rows c elements (4-8 bytes) at a time;
 // here c input vectors become c whole output vectors. Level by level: rows in pairs at the
 // element's width, pairs of pairs at twice it, and so on.
-template <int kBytes>
-inline __m128i unpack_lo(__m128i a, __m128i b) {
-  if constexpr (kBytes == 1) return _mm_unpacklo_epi8(a, b);
-  if constexpr (kBytes == 2) return _mm_unpacklo_epi16(a, b);
-  if constexpr (kBytes == 4) return _mm_unpacklo_epi32(a, b);
-  if constexpr (kBytes == 8) return _mm_unpacklo_epi64(a, b);
-}
-
-template <int kBytes>
-inline __m128i unpack_hi(__m128i a, __m128i b) {
-  if constexpr (kBytes == 1) return _mm_unpackhi_epi8(a, b);
-  if constexpr (kBytes == 2) return _mm_unpackhi_epi16(a, b);
-  if constexpr (kBytes == 4) return _mm_unpackhi_epi32(a, b);
-  if constexpr (kBytes == 8) return _mm_unpackhi_epi64(a, b);
+// The low (kHigh false) or high halves of a and b, interleaved in units of kBytes.
+template <int kBytes, bool kHigh>
+inline __m128i unpack(__m128i a, __m128i b) {
+  if constexpr (kBytes == 1) return kHigh ? _mm_unpackhi_epi8(a, b) : _mm_unpacklo_epi8(a, b);
+  if constexpr (kBytes == 2) return kHigh ? _mm_unpackhi_epi16(a, b) : _mm_unpacklo_epi16(a, b);
+  if constexpr (kBytes == 4) return kHigh ? _mm_unpackhi_epi32(a, b) : _mm_unpacklo_epi32(a, b);
+  if constexpr (kBytes == 8) return kHigh ? _mm_unpackhi_epi64(a, b) : _mm_unpacklo_epi64(a, b);
 }
 
 // out[0..kC) = the kC rows r[0..kC) of kElementBytes-wide elements, interleaved element by
@@ -166,8 +159,8 @@ inline void interleave_vectors(const __m128i* r, __m128i* out) {
     interleave_vectors<kElementBytes, kC / 2>(r, left);
     interleave_vectors<kElementBytes, kC / 2>(r + kC / 2, right);
     for (int i = 0; i < kC / 2; ++i) {
-      out[2 * i] = unpack_lo<kElementBytes * kC / 2>(left[i], right[i]);
-      out[2 * i + 1] = unpack_hi<kElementBytes * kC / 2>(left[i], right[i]);
+      out[2 * i] = unpack<kElementBytes * kC / 2, false>(left[i], right[i]);
+      out[2 * i + 1] = unpack<kElementBytes * kC / 2, true>(left[i], right[i]);
     }
   }
 }
