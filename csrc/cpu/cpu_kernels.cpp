@@ -125,15 +125,9 @@ void move_tile(const T* src, int64_t src_sa, int64_t src_sb, T* dst, int64_t dst
   // rows (simd_transpose.h), the last few elements one by one.
   if constexpr (sizeof(T) <= 8) {
     constexpr int64_t v = 16 / sizeof(T);
-    if (src_sa == 1 && dst_sb == 1 && dst_sa == nb && na >= v && (nb == 2 || nb == 4 || nb == 8) && nb <= v) {
+    if (src_sa == 1 && dst_sb == 1 && dst_sa == nb && na >= v && interleaves<T>(nb)) {
       const int64_t a_vec = na / v * v;
-      if (nb == 2) {
-        interleave_rows<T, 2>(src, src_sb, dst, a_vec);
-      } else if (nb == 4) {
-        if constexpr (v >= 4) interleave_rows<T, (v >= 4 ? 4 : 1)>(src, src_sb, dst, a_vec);
-      } else {
-        if constexpr (v >= 8) interleave_rows<T, (v >= 8 ? 8 : 1)>(src, src_sb, dst, a_vec);
-      }
+      interleave_rows(src, src_sb, static_cast<int>(nb), dst, a_vec);
       scalar_block(a_vec, na, 0, nb);
       return;
     }
@@ -178,23 +172,23 @@ void move_tile(const T* src, int64_t src_sa, int64_t src_sb, T* dst, int64_t dst
 // in every batch entry (tile rows start at multiples of kCpuTileBytes along b), so that each
 // row is whole lines. Rows that start mid-line made streaming 2-4x slower than plain stores
 // (1448 x 1448 fp32 and bf16 on our CI machine).
-// `out` and every batch entry's start lie on 64-byte lines, and the output holds at least
-// min_bytes (the rule both the tiles and the row copies follow, each with its own size).
-inline bool batch_on_lines_and_large(const BatchIndexer& batch, const void* out, int64_t element_bytes,
-                                     int64_t entry_bytes, int64_t min_bytes) {
+// `out` and every batch entry's start lie on 64-byte lines (the rule the tiles and the row
+// copies share; each adds its own row and size checks).
+inline bool batch_on_lines(const BatchIndexer& batch, const void* out, int64_t element_bytes) {
   constexpr int64_t line = 64;
   if (!kHasStreamingStores || reinterpret_cast<uintptr_t>(out) % line != 0) return false;
   for (int d = 0; d < batch.rank; ++d) {
     if ((batch.out_strides[d] * element_bytes) % line != 0) return false;
   }
-  return batch.count() * entry_bytes >= min_bytes;
+  return true;
 }
 
+// Streaming a large transposed output (`large`: kStreamingMinBytes or more) needs its rows
+// contiguous and whole lines.
 template <typename T>
-bool use_streaming_stores(const FastDims& f, const BatchIndexer& batch, const T* out) {
+bool use_streaming_stores(const FastDims& f, const BatchIndexer& batch, const T* out, bool large) {
   constexpr int64_t e = sizeof(T);
-  if (f.out_sb != 1 || (f.out_sa * e) % 64 != 0) return false;
-  return batch_on_lines_and_large(batch, out, e, f.size_a * f.size_b * e, kStreamingMinBytes);
+  return large && f.out_sb == 1 && (f.out_sa * e) % 64 == 0 && batch_on_lines(batch, out, e);
 }
 
 // Row copies stream their output where every row is contiguous on both sides and whole 64-byte
@@ -204,8 +198,8 @@ bool use_streaming_stores(const FastDims& f, const BatchIndexer& batch, const T*
 template <typename T>
 bool use_streaming_rows(const BatchIndexer& batch, int64_t n, int64_t in_sb, int64_t out_sb, const T* out) {
   constexpr int64_t e = sizeof(T);
-  if (in_sb != 1 || out_sb != 1 || (n * e) % 64 != 0) return false;
-  return batch_on_lines_and_large(batch, out, e, n * e, kRowStreamingMinBytes);
+  if (in_sb != 1 || out_sb != 1 || (n * e) % 64 != 0 || batch.count() * n * e < kRowStreamingMinBytes) return false;
+  return batch_on_lines(batch, out, e);
 }
 
 // Whether a tile's SIMD blocks are AVX-512 blocks (move_tile): 1-, 2-, 4- and 8-byte elements, unit
@@ -274,11 +268,12 @@ void transpose_tiles(const LayoutPlan& plan, const T* in, T* out) {
   constexpr int64_t e = sizeof(T);
   const FastDims f = FastDims::from_plan(plan);
   const BatchIndexer batch = BatchIndexer::from_plan(plan);
-  const bool streaming = use_streaming_stores(f, batch, out);
+  const bool large = batch.count() * f.size_a * f.size_b * e >= kStreamingMinBytes;
+  const bool streaming = use_streaming_stores(f, batch, out, large);
   if constexpr (e <= 8) {
     // Large outputs in AVX-512 blocks take wider tiles (kCpuWideTileBytes) walked input rows
     // first, unstaged: streamed where each output row is whole lines, plainly where not.
-    if (avx512_tiles<T>(f) && batch.count() * f.size_a * f.size_b * e >= kStreamingMinBytes) {
+    if (avx512_tiles<T>(f) && large) {
       if (streaming) {
         return transpose_tiles_of<T, kCpuWideTileBytes / e, BlockOrder::kInputRowsFirstStreamed>(f, batch, true, in, out);
       }

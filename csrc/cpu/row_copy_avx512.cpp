@@ -18,6 +18,14 @@ __attribute__((target("avx512f"), always_inline)) inline void move(unsigned char
   std::memcpy(dst, src, N);
 }
 
+// Two moves of N bytes, the second ending at the row's end (N <= bytes <= 2N: they overlap).
+template <int N>
+__attribute__((target("avx512f"), always_inline)) inline void move_ends(unsigned char* dst, const unsigned char* src,
+                                                                       int64_t bytes) {
+  move<N>(dst, src);
+  move<N>(dst + bytes - N, src + bytes - N);
+}
+
 // One row: whole 64-byte pieces, then the tail as one more piece that ends at the row's end and
 // overlaps the one before it (rewriting a few bytes with the same values, inside the row). Rows
 // under 64 bytes take two pieces of the largest size that fits, overlapping likewise.
@@ -28,17 +36,13 @@ __attribute__((target("avx512f"), always_inline)) inline void copy_row(unsigned 
     for (; k + 64 <= bytes; k += 64) move<64>(dst + k, src + k);
     if (k < bytes) move<64>(dst + bytes - 64, src + bytes - 64);
   } else if (bytes >= 32) {
-    move<32>(dst, src);
-    move<32>(dst + bytes - 32, src + bytes - 32);
+    move_ends<32>(dst, src, bytes);
   } else if (bytes >= 16) {
-    move<16>(dst, src);
-    move<16>(dst + bytes - 16, src + bytes - 16);
+    move_ends<16>(dst, src, bytes);
   } else if (bytes >= 8) {
-    move<8>(dst, src);
-    move<8>(dst + bytes - 8, src + bytes - 8);
+    move_ends<8>(dst, src, bytes);
   } else if (bytes >= 4) {
-    move<4>(dst, src);
-    move<4>(dst + bytes - 4, src + bytes - 4);
+    move_ends<4>(dst, src, bytes);
   } else {
     for (int64_t k = 0; k < bytes; ++k) dst[k] = src[k];
   }

@@ -178,6 +178,24 @@ inline void interleave_rows(const T* src, int64_t src_stride, T* dst, int64_t n)
     for (int j = 0; j < kC; ++j) _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + a * kC + j * v), out[j]);
   }
 }
+
+// Whether interleave_rows takes output rows of c elements: 2, 4 or 8 that fit one vector.
+template <typename T>
+constexpr bool interleaves(int64_t c) {
+  return (c == 2 || c == 4 || c == 8) && c * static_cast<int64_t>(sizeof(T)) <= 16;
+}
+
+// interleave_rows for a run-time c (interleaves<T>(c) must hold).
+template <typename T>
+inline void interleave_rows(const T* src, int64_t src_stride, int c, T* dst, int64_t n) {
+  if (c == 2) return interleave_rows<T, 2>(src, src_stride, dst, n);
+  if constexpr (4 * sizeof(T) <= 16) {
+    if (c == 4) return interleave_rows<T, 4>(src, src_stride, dst, n);
+  }
+  if constexpr (8 * sizeof(T) <= 16) {
+    if (c == 8) return interleave_rows<T, 8>(src, src_stride, dst, n);
+  }
+}
 #endif
 
 // How a tile's AVX-512 blocks are walked and stored (each order measured best somewhere on the
@@ -210,14 +228,10 @@ bool cpu_avx512_blocks_enabled();
 // Transposes the [0, na) x [0, nb) part of a tile, na and nb multiples of the block side
 // (64 / element size), in AVX-512 blocks: dst[ia * dst_stride + ib] = src[ib * src_stride + ia].
 // Only call these when cpu_avx512_blocks_enabled() is true.
-void transpose_blocks_avx512(const uint8_t* src, int64_t src_stride, uint8_t* dst, int64_t dst_stride, int64_t na,
-                             int64_t nb, BlockOrder order);
-void transpose_blocks_avx512(const uint16_t* src, int64_t src_stride, uint16_t* dst, int64_t dst_stride, int64_t na,
-                             int64_t nb, BlockOrder order);
-void transpose_blocks_avx512(const uint32_t* src, int64_t src_stride, uint32_t* dst, int64_t dst_stride, int64_t na,
-                             int64_t nb, BlockOrder order);
-void transpose_blocks_avx512(const uint64_t* src, int64_t src_stride, uint64_t* dst, int64_t dst_stride, int64_t na,
-                             int64_t nb, BlockOrder order);
+// Instantiated for uint8_t, uint16_t, uint32_t and uint64_t (simd_transpose_avx512.cpp).
+template <typename T>
+void transpose_blocks_avx512(const T* src, int64_t src_stride, T* dst, int64_t dst_stride, int64_t na, int64_t nb,
+                             BlockOrder order);
 #endif
 
 }  // namespace torch_transpose

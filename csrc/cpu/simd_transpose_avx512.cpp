@@ -96,6 +96,21 @@ __attribute__((target("avx512f"), noinline)) void transpose_block(const uint64_t
   }
 }
 
+// The last step of the lane-wise blocks (2- and 1-byte): lane L of g0..g3 holds part L of output
+// rows row, row + step, row + 2 step and row + 3 step; a 4x4 transpose of 128-bit lanes (two
+// rounds of shuffle_i32x4) forms those rows, [g0.L, g1.L, g2.L, g3.L], and stores them.
+template <bool kStream, typename T>
+__attribute__((target("avx512f"), always_inline)) inline void store_lane_transpose(T* row, int64_t step, __m512i g0,
+                                                                                  __m512i g1, __m512i g2, __m512i g3) {
+  // Lanes 0 and 2 (lo) and 1 and 3 (hi) of groups 0, 1 and of groups 2, 3; then whole rows.
+  const __m512i lo01 = _mm512_shuffle_i32x4(g0, g1, 0x88), hi01 = _mm512_shuffle_i32x4(g0, g1, 0xDD);
+  const __m512i lo23 = _mm512_shuffle_i32x4(g2, g3, 0x88), hi23 = _mm512_shuffle_i32x4(g2, g3, 0xDD);
+  store_row<kStream>(row, _mm512_shuffle_i32x4(lo01, lo23, 0x88));
+  store_row<kStream>(row + step, _mm512_shuffle_i32x4(hi01, hi23, 0x88));
+  store_row<kStream>(row + 2 * step, _mm512_shuffle_i32x4(lo01, lo23, 0xDD));
+  store_row<kStream>(row + 3 * step, _mm512_shuffle_i32x4(hi01, hi23, 0xDD));
+}
+
 // One 32x32 block of 2-byte elements (AVX-512BW for the 16-bit unpacks): each group of 8
 // rows goes through SSE2's 8x8 steps (simd_transpose.h) in every 128-bit lane at once, which
 // leaves column 8L + k of the group's rows in lane L of col[g][k]; then, for each k, a 4x4
@@ -126,15 +141,7 @@ __attribute__((target("avx512f,avx512bw"), noinline)) void transpose_block(const
     col[g][7] = _mm512_unpackhi_epi64(u3, u7);
   }
   for (int k = 0; k < 8; ++k) {
-    // Lanes 0 and 2 (lo) and 1 and 3 (hi) of groups 0, 1 and of groups 2, 3; then whole rows.
-    const __m512i lo01 = _mm512_shuffle_i32x4(col[0][k], col[1][k], 0x88);
-    const __m512i hi01 = _mm512_shuffle_i32x4(col[0][k], col[1][k], 0xDD);
-    const __m512i lo23 = _mm512_shuffle_i32x4(col[2][k], col[3][k], 0x88);
-    const __m512i hi23 = _mm512_shuffle_i32x4(col[2][k], col[3][k], 0xDD);
-    store_row<kStream>(dst + k * ds, _mm512_shuffle_i32x4(lo01, lo23, 0x88));
-    store_row<kStream>(dst + (8 + k) * ds, _mm512_shuffle_i32x4(hi01, hi23, 0x88));
-    store_row<kStream>(dst + (16 + k) * ds, _mm512_shuffle_i32x4(lo01, lo23, 0xDD));
-    store_row<kStream>(dst + (24 + k) * ds, _mm512_shuffle_i32x4(hi01, hi23, 0xDD));
+    store_lane_transpose<kStream>(dst + k * ds, 8 * ds, col[0][k], col[1][k], col[2][k], col[3][k]);
   }
 }
 
@@ -180,14 +187,8 @@ __attribute__((target("avx512f,avx512bw"), noinline)) void transpose_block(const
     }
   }
   for (int c = 0; c < 16; ++c) {
-    const __m512i g0 = _mm512_load_si512(staged[0][c]), g1 = _mm512_load_si512(staged[1][c]);
-    const __m512i g2 = _mm512_load_si512(staged[2][c]), g3 = _mm512_load_si512(staged[3][c]);
-    const __m512i lo01 = _mm512_shuffle_i32x4(g0, g1, 0x88), hi01 = _mm512_shuffle_i32x4(g0, g1, 0xDD);
-    const __m512i lo23 = _mm512_shuffle_i32x4(g2, g3, 0x88), hi23 = _mm512_shuffle_i32x4(g2, g3, 0xDD);
-    store_row<kStream>(dst + c * ds, _mm512_shuffle_i32x4(lo01, lo23, 0x88));
-    store_row<kStream>(dst + (16 + c) * ds, _mm512_shuffle_i32x4(hi01, hi23, 0x88));
-    store_row<kStream>(dst + (32 + c) * ds, _mm512_shuffle_i32x4(lo01, lo23, 0xDD));
-    store_row<kStream>(dst + (48 + c) * ds, _mm512_shuffle_i32x4(hi01, hi23, 0xDD));
+    store_lane_transpose<kStream>(dst + c * ds, 16 * ds, _mm512_load_si512(staged[0][c]), _mm512_load_si512(staged[1][c]),
+                                  _mm512_load_si512(staged[2][c]), _mm512_load_si512(staged[3][c]));
   }
 }
 
@@ -201,9 +202,13 @@ __attribute__((target("avx512f,avx512bw"))) inline void walk_input_rows_first(co
   }
 }
 
+}  // namespace
+
+// The one walk for every element size (cpu_avx512_blocks_enabled() asks for BW as well as F),
+// instantiated below for the widths that have blocks.
 template <typename T>
-__attribute__((target("avx512f,avx512bw"))) inline void walk_blocks(const T* src, int64_t ss, T* dst, int64_t ds, int64_t na,
-                                                                   int64_t nb, BlockOrder order) {
+__attribute__((target("avx512f,avx512bw"))) void transpose_blocks_avx512(const T* src, int64_t ss, T* dst, int64_t ds,
+                                                                        int64_t na, int64_t nb, BlockOrder order) {
   constexpr int64_t k = 64 / sizeof(T);
   switch (order) {
     case BlockOrder::kInputRowsFirstStreamed:
@@ -218,32 +223,10 @@ __attribute__((target("avx512f,avx512bw"))) inline void walk_blocks(const T* src
   }
 }
 
-}  // namespace
-
-// The one walk for every element size (cpu_avx512_blocks_enabled() asks for BW as well as F).
-__attribute__((target("avx512f,avx512bw"))) void transpose_blocks_avx512(const uint8_t* src, int64_t src_stride,
-                                                                        uint8_t* dst, int64_t dst_stride, int64_t na,
-                                                                        int64_t nb, BlockOrder order) {
-  walk_blocks(src, src_stride, dst, dst_stride, na, nb, order);
-}
-
-__attribute__((target("avx512f,avx512bw"))) void transpose_blocks_avx512(const uint16_t* src, int64_t src_stride,
-                                                                        uint16_t* dst, int64_t dst_stride, int64_t na,
-                                                                        int64_t nb, BlockOrder order) {
-  walk_blocks(src, src_stride, dst, dst_stride, na, nb, order);
-}
-
-__attribute__((target("avx512f,avx512bw"))) void transpose_blocks_avx512(const uint32_t* src, int64_t src_stride,
-                                                                        uint32_t* dst, int64_t dst_stride, int64_t na,
-                                                                        int64_t nb, BlockOrder order) {
-  walk_blocks(src, src_stride, dst, dst_stride, na, nb, order);
-}
-
-__attribute__((target("avx512f,avx512bw"))) void transpose_blocks_avx512(const uint64_t* src, int64_t src_stride,
-                                                                        uint64_t* dst, int64_t dst_stride, int64_t na,
-                                                                        int64_t nb, BlockOrder order) {
-  walk_blocks(src, src_stride, dst, dst_stride, na, nb, order);
-}
+template void transpose_blocks_avx512(const uint8_t*, int64_t, uint8_t*, int64_t, int64_t, int64_t, BlockOrder);
+template void transpose_blocks_avx512(const uint16_t*, int64_t, uint16_t*, int64_t, int64_t, int64_t, BlockOrder);
+template void transpose_blocks_avx512(const uint32_t*, int64_t, uint32_t*, int64_t, int64_t, int64_t, BlockOrder);
+template void transpose_blocks_avx512(const uint64_t*, int64_t, uint64_t*, int64_t, int64_t, int64_t, BlockOrder);
 
 }  // namespace torch_transpose
 #endif
