@@ -413,7 +413,8 @@ def test_box_tiles_of_tiny_matrices(device, dtype):
     # largest chunk (within 64 below the tile budget) whose runs are whole 16-byte vectors
     # (box_chunk: 80 bf16 and 40 fp32 matrices of 800, where 100 and 50 would leave both sides
     # element by element; uint8 has no such chunk there, fp64's largest is one), the largest
-    # under TORCH_TRANSPOSE_BOX_VECTOR_CHUNKS=0 (test_tiny_matrices_by_largest_box_chunk).
+    # under TORCH_TRANSPOSE_BOX_VECTOR_CHUNKS=0 (test_tiny_matrices_by_largest_box_chunk); and
+    # tiles of whole vectors load densely (BoxTileArgs::dense_loads) unless TORCH_TRANSPOSE_BOX_DENSE_LOADS=0.
     # Into a fresh tensor and a guarded view one element in (element by element).
     x = random_bits((800, 7, 9), dtype, device)
     check_fresh_and_guarded_outputs(x, (0, 2, 1))
@@ -422,14 +423,20 @@ def test_box_tiles_of_tiny_matrices(device, dtype):
         e = x.element_size()
         vector_chunks = os.environ.get("TORCH_TRANSPOSE_BOX_VECTOR_CHUNKS") != "0"
         v = {1: 1, 2: 8 if vector_chunks else 1, 4: 4 if vector_chunks else 1, 8: 2}[e]
-        box = kernel_template_args(kernels, "box_tile_transpose_kernel")  # <T, VIN, VOUT, ...>
+        box = kernel_template_args(kernels, "box_tile_transpose_kernel")  # <T, VIN, VOUT, kEvictLast, kDenseLoads>
+        # Whole-vector tiles of 7 x 9 (odd both ways) load densely: the kernel's last argument.
+        dense = v > 1 and os.environ.get("TORCH_TRANSPOSE_BOX_DENSE_LOADS") != "0"
         assert box is not None and box[:3] == [KERNEL_ELEMENT_TYPES[e], str(v), str(v)], (v, kernels)
+        assert box[-1] == ("true" if dense else "false"), (dense, kernels)
 
 
 @pytest.mark.cuda
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
-def test_tiny_matrices_by_largest_box_chunk():
-    run_file_with_switches(__file__, {"TORCH_TRANSPOSE_BOX_VECTOR_CHUNKS": "0"}, "test_box_tiles_of_tiny_matrices and cuda", 4)
+@pytest.mark.parametrize("switch", ["TORCH_TRANSPOSE_BOX_VECTOR_CHUNKS", "TORCH_TRANSPOSE_BOX_DENSE_LOADS"])
+def test_tiny_matrices_by_largest_box_chunk(switch):
+    # Each switch off in turn: the largest chunk (element by element), or whole-vector chunks
+    # through the load walk.
+    run_file_with_switches(__file__, {switch: "0"}, "test_box_tiles_of_tiny_matrices and cuda", 4)
 
 
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=str)

@@ -58,6 +58,14 @@ inline bool box_vector_chunks() {
   return on;
 }
 
+// TORCH_TRANSPOSE_BOX_DENSE_LOADS=0 keeps the load side's walk (two divisions a vector, one shared
+// store an element) on plans whose load walk is one run in global and shared memory alike
+// (read once; for A/B runs and tests of the walk).
+inline bool box_dense_loads_enabled() {
+  static const bool on = !env_switched_off("TORCH_TRANSPOSE_BOX_DENSE_LOADS");
+  return on;
+}
+
 // TORCH_TRANSPOSE_BOX_HALF_STORES=0 keeps 16-byte stores (and their carry walk) on store sides
 // whose d0 is whole 8-byte but not whole 16-byte vectors (read once; for A/B runs).
 inline bool box_half_stores() {
@@ -80,6 +88,9 @@ struct BoxTileArgs {
   uint32_t total_tiles = 0;  // batch items (with c counted in chunks of C)
   uint32_t smem_elems = 0;   // the padded tile in shared memory
   DeviceBatchIndexer batch;  // tile -> its base offsets on both sides
+  // The load walk is the tile's layout in global and shared memory alike. Last, so that the
+  // other fields keep their offsets (and the kernels without dense loads their SASS).
+  bool dense_loads = false;
 };
 
 // Element q's coordinates on one side, and its global and shared offsets.
@@ -138,9 +149,12 @@ __device__ __forceinline__ void box_store_vector(T* p, const Vec<T, V>& w) {
   *reinterpret_cast<Vec<T, V>*>(p) = w;
 }
 
-template <typename T, int VIN, int VOUT, bool kEvictLast>
+// kDenseLoads (args.dense_loads): load vector k is elements k * VIN .. of the tile in global and
+// shared memory alike, so it moves as one 16-byte load and one 16-byte shared store.
+template <typename T, int VIN, int VOUT, bool kEvictLast, bool kDenseLoads = false>
 __global__ void __launch_bounds__(kThreads)
 box_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const BoxTileArgs args) {
+  static_assert(!kDenseLoads || VIN > 1, "dense loads move whole vectors");
   constexpr int kInFlight = VIN > 1 ? 4 : 8;  // loads issued per thread before the first use
   T* tile = reinterpret_cast<T*>(dynamic_smem());
   const BoxSide& ld = args.load;
@@ -154,18 +168,33 @@ box_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const B
 
     for (uint32_t base = 0; base < ld.vectors; base += kThreads * kInFlight) {
       Vec<T, VIN> v[kInFlight];
-      BoxSpot spot[kInFlight];
+      if constexpr (kDenseLoads) {
 #pragma unroll
-      for (int u = 0; u < kInFlight; ++u) {
-        const uint32_t k = base + u * kThreads + threadIdx.x;
-        if (k >= ld.vectors) break;
-        spot[u] = box_locate(ld, k * VIN);
-        v[u] = box_load_vector<T, VIN, kEvictLast>(src + spot[u].g);
-      }
+        for (int u = 0; u < kInFlight; ++u) {
+          const uint32_t k = base + u * kThreads + threadIdx.x;
+          if (k >= ld.vectors) break;
+          v[u] = box_load_vector<T, VIN, kEvictLast>(src + k * VIN);
+        }
 #pragma unroll
-      for (int u = 0; u < kInFlight; ++u) {
-        if (base + u * kThreads + threadIdx.x >= ld.vectors) break;
-        box_walk<VIN>(ld, spot[u], [&](int j, int s) { tile[s] = v[u].v[j]; });
+        for (int u = 0; u < kInFlight; ++u) {
+          const uint32_t k = base + u * kThreads + threadIdx.x;
+          if (k >= ld.vectors) break;
+          reinterpret_cast<Vec<T, VIN>*>(tile)[k] = v[u];
+        }
+      } else {
+        BoxSpot spot[kInFlight];
+#pragma unroll
+        for (int u = 0; u < kInFlight; ++u) {
+          const uint32_t k = base + u * kThreads + threadIdx.x;
+          if (k >= ld.vectors) break;
+          spot[u] = box_locate(ld, k * VIN);
+          v[u] = box_load_vector<T, VIN, kEvictLast>(src + spot[u].g);
+        }
+#pragma unroll
+        for (int u = 0; u < kInFlight; ++u) {
+          if (base + u * kThreads + threadIdx.x >= ld.vectors) break;
+          box_walk<VIN>(ld, spot[u], [&](int j, int s) { tile[s] = v[u].v[j]; });
+        }
       }
     }
     __syncthreads();
@@ -357,6 +386,12 @@ inline bool make_box_tile_args(const LayoutPlan& plan, uintptr_t in_address, uin
   const int64_t tile_elems = ab * chunk;
   args.load = make_side(load, load_smem, load_vector_elems, tile_elems);
   args.store = make_side(sides.store, store_smem, store_vector_elems, tile_elems);
+  // Dense loads: the load walk's global run and its shared layout are both the whole tile, which
+  // needs odd extents a and b (the shared strides are rounded up to odd numbers) and the chunk
+  // continuing the input's run (tiny odd matrices: 7 x 9).
+  const BoxSide& ld = args.load;
+  args.dense_loads = box_dense_loads_enabled() && load_vector_elems > 1 && ld.s1 == ld.e0 && ld.s2 == ld.e0 * ld.e1 &&
+                     ld.g1 == ld.e0 && ld.g2 == ld.e0 * ld.e1;
   args.total_tiles = static_cast<uint32_t>(tiles);
   args.smem_elems = static_cast<uint32_t>(load.extent[2] * load_smem[2]);
   // The odd padding grows a tile with a short d0 by up to half: stay within the 48 KB that a

@@ -158,6 +158,13 @@ bool launch_box_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_t s
   // 8-byte stores where make_box_tile_args chose them.
   with_side_vectors<kFullVector<T>, /*kHalfStores=*/true>(load_v, store_v, [&](auto vin, auto vout) {
     with_bool(l2_evict_last_loads(true), [&](auto kEvictLast) {
+      if constexpr (vin.value > 1) {
+        if (args.dense_loads) {
+          launch_kernel(box_tile_transpose_kernel<T, vin.value, vout.value, kEvictLast.value, true>, grid, kThreads, smem,
+                        stream, in, out, args);
+          return;
+        }
+      }
       launch_kernel(box_tile_transpose_kernel<T, vin.value, vout.value, kEvictLast.value>, grid, kThreads, smem, stream, in,
                     out, args);
     });

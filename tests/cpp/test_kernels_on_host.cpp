@@ -907,6 +907,7 @@ TEST(KernelsOnHost, BoxTilePlans) {
 // 10080 bytes) and 16-byte walks on both sides; under TORCH_TRANSPOSE_BOX_VECTOR_CHUNKS=0 (ctest's
 // forced run) the largest chunk and element-by-element walks. 1-byte (200 items, 12600 bytes: no
 // whole-vector chunk in the window) and 8-byte elements (32 items, 16128 bytes) keep the largest.
+// Tiles of whole vectors load densely (BoxTileArgs::dense_loads) unless TORCH_TRANSPOSE_BOX_DENSE_LOADS=0.
 TEST(KernelsOnHost, BoxVectorChunks) {
   if (!torch_transpose::box_tile_enabled()) GTEST_SKIP() << "TORCH_TRANSPOSE_BOX_TILE=0";
   const bool vector_chunks = torch_transpose::box_vector_chunks();
@@ -927,7 +928,15 @@ TEST(KernelsOnHost, BoxVectorChunks) {
     EXPECT_EQ(b.args.total_tiles, x.tiles);
     EXPECT_EQ(b.load_v, x.v);
     EXPECT_EQ(b.store_v, x.v);
+    // 7 x 9 is odd both ways, so the vector load walk is the tile's layout in global and shared
+    // memory alike (BoxTileArgs::dense_loads).
+    EXPECT_EQ(b.args.dense_loads, x.v > 1 && torch_transpose::box_dense_loads_enabled());
   }
+  // Even extents pad the shared rows (8 x 8: a row pitch of 9), so no dense loads there.
+  const BoxPlan even = box_plan(permute_case({300, 8, 8}, {0, 2, 1}, 4));
+  ASSERT_TRUE(even.fits) << even.placed.plan.explain();
+  EXPECT_EQ(even.load_v, 4);
+  EXPECT_FALSE(even.args.dense_loads);
 }
 
 // Gather tiles (a tile over a and the output's run: b and the dims that continue it): the 5-D
