@@ -412,7 +412,8 @@ def test_box_tiles_of_tiny_matrices(device, dtype):
     # Batches of 7 x 9 matrices: on CUDA box tiles take a chunk of whole matrices a tile, the
     # largest chunk (within 64 below the tile budget) whose runs are whole 16-byte vectors
     # (box_chunk: 80 bf16 and 40 fp32 matrices of 800, where 100 and 50 would leave both sides
-    # element by element; uint8 has no such chunk there, fp64's largest is one), the largest
+    # element by element; fp64's largest is one), else such a chunk down to half the budget
+    # (uint8: 160, where the window's 200 is not whole vectors), the largest
     # under TORCH_TRANSPOSE_BOX_VECTOR_CHUNKS=0 (test_tiny_matrices_by_largest_box_chunk); and
     # tiles of whole vectors load densely (BoxTileArgs::dense_loads) unless TORCH_TRANSPOSE_BOX_DENSE_LOADS=0.
     # Into a fresh tensor and a guarded view one element in (element by element).
@@ -422,7 +423,7 @@ def test_box_tiles_of_tiny_matrices(device, dtype):
     if kernels is not None:  # None: no profiler (compute-sanitizer), values only
         e = x.element_size()
         vector_chunks = os.environ.get("TORCH_TRANSPOSE_BOX_VECTOR_CHUNKS") != "0"
-        v = {1: 1, 2: 8 if vector_chunks else 1, 4: 4 if vector_chunks else 1, 8: 2}[e]
+        v = {1: 16 if vector_chunks else 1, 2: 8 if vector_chunks else 1, 4: 4 if vector_chunks else 1, 8: 2}[e]
         box = kernel_template_args(kernels, "box_tile_transpose_kernel")  # <T, VIN, VOUT, kEvictLast, kDenseLoads>
         # Whole-vector tiles of 7 x 9 (odd both ways) load densely: the kernel's last argument.
         dense = v > 1 and os.environ.get("TORCH_TRANSPOSE_BOX_DENSE_LOADS") != "0"

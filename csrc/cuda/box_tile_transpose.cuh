@@ -292,22 +292,35 @@ inline BoxSides box_sides(const LayoutPlan& plan, int c, int64_t chunk) {
 }
 
 // The chunk of batch dim c: the largest divisor of its size in (cap - 64, cap] whose tile's runs
-// are whole 16-byte vectors on both sides, else the largest divisor there (its sides then move
-// element by element). Tiny matrices make the difference: 100000 x 7 x 9 has runs of 63 x chunk
-// elements, and the largest divisor (bf16: 125, fp32: 50) left both sides scalar where 80 and 40
-// keep 16-byte vectors (box_vector_chunks says what that gained). The plan is made on every
-// call, so the search is bounded (a prime size with a cap of thousands would otherwise cost tens
-// of microseconds); a chunk much below the cap would fail the quarter-budget test anyway.
+// are whole 16-byte vectors on both sides, else the largest such divisor down to half the cap,
+// else the largest divisor in the first window (its sides then move element by element). Tiny
+// matrices make the difference: 100000 x 7 x 9 has runs of 63 x chunk elements, and the largest
+// divisor (bf16: 125, fp32: 50) left both sides scalar where 80 and 40 keep 16-byte vectors
+// (box_vector_chunks says what that gained); 1-byte runs are whole vectors only for chunks of
+// 16k, and int8's window (196, 260] has none, so it takes 160 (bench/NOTES.md, v62). The plan is
+// made on every call, so the search is bounded (a prime size with a cap of thousands would
+// otherwise cost tens of microseconds: at most cap / 2 steps here, and the whole-vector test
+// runs only on divisors).
 inline int64_t box_chunk(const LayoutPlan& plan, int c, int64_t cap) {
   const int64_t n = plan.sizes[c], top = std::min(n, cap);
   const int full = plan.element_bytes >= 16 ? 1 : 16 / plan.element_bytes;
+  auto whole_vectors = [&](int64_t chunk) {
+    const BoxSides sides = box_sides(plan, c, chunk);
+    return run_length(sides.load) % full == 0 && run_length(sides.store) % full == 0;
+  };
   int64_t largest = 1;
   for (int64_t chunk = top; chunk > 1 && chunk > top - 64; --chunk) {
     if (n % chunk != 0) continue;
     if (largest == 1) largest = chunk;
-    if (!box_vector_chunks()) break;
-    const BoxSides sides = box_sides(plan, c, chunk);
-    if (run_length(sides.load) % full == 0 && run_length(sides.store) % full == 0) return chunk;
+    if (!box_vector_chunks()) return largest;
+    if (whole_vectors(chunk)) return chunk;
+  }
+  // Half a budget's tile of whole vectors beats a full one element by element (still at least
+  // the quarter budget that make_box_tile_args asks for).
+  if (box_vector_chunks()) {
+    for (int64_t chunk = top - 64; chunk > 1 && chunk >= top / 2; --chunk) {
+      if (n % chunk == 0 && whole_vectors(chunk)) return chunk;
+    }
   }
   return largest;
 }
