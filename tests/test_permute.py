@@ -102,6 +102,53 @@ def test_packed_narrow_output_rows(device, dtype):
     check(random_bits((2, 3, 2, 2, 24, 40), dtype, device), (0, 1, 4, 2, 5, 3))
 
 
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.bfloat16, torch.float32, torch.float64], ids=str)
+def test_packed_rows_of_every_channel_count(device, dtype):
+    # NCHW -> NHWC and NHWC -> NCHW of 2 to 16 channels: on the CPU (AVX-512; VBMI for bytes) c
+    # input rows become output rows of c elements back to back by lane permutes of c whole
+    # 64-byte registers, and back (packed_rows.h), up to 64 / element size channels; planes of
+    # 135 elements leave a tail past the last whole register for the older paths, planes of 640
+    # none. Into a fresh tensor, a contiguous view between guard bytes (still packed) and a view
+    # one element in from every edge (rows no longer back to back). TORCH_TRANSPOSE_CPU_PACKED_ROWS=0
+    # runs the same on the older paths (test_packed_rows_switched_off).
+    for c in range(2, 17):
+        for hw in ((9, 15), (16, 40)):
+            for shape, dims in (((2, c, *hw), (0, 2, 3, 1)), ((2, *hw, c), (0, 3, 1, 2))):
+                x = random_bits(shape, dtype, device)
+                check_fresh_and_guarded_outputs(x, dims)
+                expected = reference(x, dims)
+                buf = poisoned((expected.numel() + 128,), dtype, device)
+                check_permute_into_view(x, dims, buf, buf[64:64 + expected.numel()].view(expected.shape))
+
+
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.float32], ids=str)
+def test_large_packed_rows(device, dtype):
+    # Outputs of 24 MiB or more of NCHW -> NHWC and NHWC -> NCHW of 3 channels: on the CPU
+    # the lane permutes stream their stores where every register lands on a whole 64-byte line.
+    # Into a fresh tensor and a view 64 bytes into a guarded buffer (streamed), a view one element
+    # in (plain stores; for the unpack, output rows padded by 64 bytes on each side: streamed).
+    guard = 64 // dtype.itemsize
+    plane = (24 << 20) // (3 * dtype.itemsize * 2)  # two items of 3 channels: just over 24 MiB
+    w = 64 * 16
+    h = plane // w + 1
+    for shape, dims in (((2, 3, h, w), (0, 2, 3, 1)), ((2, h, w, 3), (0, 3, 1, 2))):
+        x = random_bits(shape, dtype, device)
+        expected = reference(x, dims)
+        assert expected.numel() * expected.element_size() >= 24 << 20
+        assert_bits_equal(tt.permute(x, dims), expected)
+        n = expected.numel()
+        buf = poisoned((n + 2 * guard,), dtype, device)
+        check_permute_into_view(x, dims, buf, buf[guard:guard + n].view(expected.shape))
+        check_permute_into_view(x, dims, buf, buf[1:1 + n].view(expected.shape))
+        rows = poisoned((*expected.shape[:-1], expected.shape[-1] + 2 * guard), dtype, device)
+        check_permute_into_view(x, dims, rows, rows[..., guard:-guard])
+
+
+def test_packed_rows_switched_off():
+    run_file_with_switches(__file__, {"TORCH_TRANSPOSE_CPU_PACKED_ROWS": "0"},
+                           "(test_packed_rows_of_every_channel_count or test_large_packed_rows) and cpu", 6)
+
+
 def test_short_row_copies_of_every_length(device):
     # Row copies of 1-513 bytes: on the CPU rows under 256 bytes are copied inline in pieces of
     # 64 bytes and a last piece that ends at the row's end, or two overlapping pieces of 32, 16,

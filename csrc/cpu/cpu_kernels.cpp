@@ -10,6 +10,7 @@
 #include "../plan/batch_cursor.h"
 #include "../plan/batch_indexer.h"
 #include "../plan/fast_dims.h"
+#include "packed_rows.h"
 #include "row_copy.h"
 #include "simd_transpose.h"
 #include "streaming_store.h"
@@ -263,11 +264,95 @@ void transpose_tiles_of(const FastDims& f, const BatchIndexer& batch, bool strea
   });
 }
 
+#if defined(TORCH_TRANSPOSE_HAVE_AVX512_PACKED_ROWS)
+// Which packed plans take lane permutes: c up to 7, and 1-byte c of 9-15 that are not powers of
+// two. A chain of permutes costs c - 1 per output register, so wider c lose to the tiles' blocks:
+// on the 2-core Zen 5 VM (bench/NOTES.md, CPU v7), copy's time over ours, permutes against tiles:
+// int8 c = 9 and 13 0.45 against 0.15 and 0.29 against 0.18, but bf16 c = 12 0.30-0.35 against
+// 0.36-0.37, fp32 c = 8 0.52-0.53 against 0.77-0.79 and c = 15 0.24 against 0.36, int8 c = 16
+// 0.24 against 0.35.
+template <typename T>
+bool packs_by_permutes(int64_t c) {
+  const bool short_chain = c <= 7 || (sizeof(T) == 1 && (c & (c - 1)) != 0);
+  return short_chain && cpu_packs_rows(sizeof(T), c);
+}
+#endif
+
+// Transposes whose short side is c (2-16) elements lying back to back on one side, the other
+// side's rows long (NCHW <-> NHWC of few channels, pixel shuffle): packed by lane permutes or
+// interleaves of whole vectors (packed_rows.h, simd_transpose.h) along runs of kPackedRun
+// elements of the long side, instead of tiles of 128 or 256 bytes a side. A tile of 3 channels
+// moved 384-768 bytes for the cost of finding its batch item and choosing its path, which on the
+// 2-core Zen 5 VM took as long as the permutes (bench/NOTES.md, CPU v7). Returns false where the
+// plan is not of this kind.
+constexpr int64_t kPackedRun = 4096;  // elements along the long side per task: whole registers
+
+template <typename T>
+bool move_packed_rows(const FastDims& f, const BatchIndexer& batch, const T* in, T* out) {
+#if defined(TORCH_TRANSPOSE_HAVE_AVX512_PACKED_ROWS)
+  if constexpr (sizeof(T) <= 8) {
+    constexpr int64_t lanes = 64 / sizeof(T);
+    if (f.in_sa != 1 || f.out_sb != 1) return false;
+    // Pack: output rows of c = size_b elements back to back (out_sa == c). Unpack: input rows of
+    // c = size_a elements back to back (in_sb == c).
+    // Interleaves for c = 2, 4, 8 need only SSE2, but take this loop only where the permutes
+    // could (cpu_packs_rows: TORCH_TRANSPOSE_CPU_PACKED_ROWS=0 keeps every such plan on tiles).
+    const bool pack = f.out_sa == f.size_b && f.size_a >= lanes && cpu_packs_rows(sizeof(T), f.size_b) &&
+                      (interleaves<T>(f.size_b) || packs_by_permutes<T>(f.size_b));
+    const bool unpack = !pack && f.in_sb == f.size_a && f.size_b >= lanes && packs_by_permutes<T>(f.size_a);
+    if (!pack && !unpack) return false;
+    const int64_t c = pack ? f.size_b : f.size_a, n = pack ? f.size_a : f.size_b;
+    const int64_t runs = (n + kPackedRun - 1) / kPackedRun;
+    // Outputs of kRowStreamingMinBytes or more are streamed where every register's store is a
+    // whole line: batch items on lines, and for an unpack the output rows too (a pack's runs
+    // start kPackedRun groups apart). From 8 MiB, as tiles stream, bf16 NCHW -> NHWC 32x3x224x224
+    // (9.6 MB) lost 2x; int8 NHWC -> NCHW 256x224x224x3 (38 MB) gained 1.3-1.9x (CPU v7).
+    constexpr int64_t e = sizeof(T);
+    const bool large = batch.count() * f.size_a * f.size_b * e >= kRowStreamingMinBytes;
+    const bool stream = large && batch_on_lines(batch, out, e) && (pack || (f.out_sa * e) % 64 == 0);
+    const int64_t size_a = f.size_a, size_b = f.size_b, in_sb = f.in_sb, out_sa = f.out_sa;
+    at::parallel_for(0, batch.count() * runs, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t t = begin; t < end; ++t) {
+        int64_t in_off, out_off;
+        batch.offsets(t / runs, in_off, out_off);
+        const int64_t p0 = (t % runs) * kPackedRun, len = std::min(kPackedRun, n - p0), whole = len / lanes * lanes;
+        // The tail past the last whole register (and every element of it, for a run of one
+        // short plane) by move_tile; `readable` as in transpose_tiles_of.
+        if (pack) {
+          const T* src = in + in_off + p0;
+          T* dst = out + out_off + p0 * c;
+          if (interleaves<T>(c)) {
+            interleave_rows(src, in_sb, static_cast<int>(c), dst, whole);
+          } else {
+            pack_rows_avx512(src, in_sb, static_cast<int>(c), dst, whole, stream);
+          }
+          const int64_t a0 = p0 + whole;
+          move_tile(src + whole, int64_t{1}, in_sb, dst + whole * c, c, int64_t{1}, len - whole, c,
+                    (size_a - 1 - a0) + (size_b - 1) * in_sb);
+        } else {
+          const T* src = in + in_off + p0 * c;
+          T* dst = out + out_off + p0;
+          unpack_rows_avx512(src, static_cast<int>(c), dst, out_sa, whole, stream);
+          const int64_t b0 = p0 + whole;
+          move_tile(src + whole * c, int64_t{1}, c, dst + whole, out_sa, int64_t{1}, c, len - whole,
+                    (size_a - 1) + (size_b - 1 - b0) * in_sb);
+        }
+      }
+      if (stream) streaming_store_fence();
+    });
+    return true;
+  }
+#endif
+  (void)f, (void)batch, (void)in, (void)out;
+  return false;
+}
+
 template <typename T>
 void transpose_tiles(const LayoutPlan& plan, const T* in, T* out) {
   constexpr int64_t e = sizeof(T);
   const FastDims f = FastDims::from_plan(plan);
   const BatchIndexer batch = BatchIndexer::from_plan(plan);
+  if (move_packed_rows(f, batch, in, out)) return;
   const bool large = batch.count() * f.size_a * f.size_b * e >= kStreamingMinBytes;
   const bool streaming = use_streaming_stores(f, batch, out, large);
   if constexpr (e <= 8) {

@@ -1,0 +1,175 @@
+// The AVX-512 packs and unpacks declared in packed_rows.h. Only the functions here carry the
+// avx512 targets, so the rest of the library still runs on any x86-64 CPU.
+#include "packed_rows.h"
+
+#if defined(TORCH_TRANSPOSE_HAVE_AVX512_PACKED_ROWS)
+// GCC 12's avx512fintrin.h trips -Wuninitialized where its intrinsics inline (GCC bug 105593; see
+// simd_transpose_avx512.cpp).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+#include <immintrin.h>
+
+#include <algorithm>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+#include "../env_switch.h"
+#include "simd_transpose.h"  // cpu_avx512_blocks_enabled
+
+// Every function that permutes carries all three: the byte permute needs VBMI, and the callers
+// check for it (cpu_packs_rows) before they hand over 1-byte rows.
+#define TT_PACKED_TARGET __attribute__((target("avx512f,avx512bw,avx512vbmi")))
+
+namespace torch_transpose {
+
+bool cpu_packs_rows(int element_bytes, int64_t c) {
+  static const bool enabled = !env_switched_off("TORCH_TRANSPOSE_CPU_PACKED_ROWS") && cpu_avx512_blocks_enabled();
+  static const bool byte_permutes = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512vbmi") != 0;
+  }();
+  const bool sized = element_bytes == 1 || element_bytes == 2 || element_bytes == 4 || element_bytes == 8;
+  return enabled && sized && (element_bytes != 1 || byte_permutes) && c >= 2 &&
+         c <= std::min<int64_t>(kMaxPackedRows, 64 / element_bytes);
+}
+
+namespace {
+
+enum class Direction { kPack = 0, kUnpack = 1 };
+
+// Where lane i of output register o comes from: (input register, lane), for c rows of kLanes.
+// Packed element q is row q % c's element q / c.
+std::pair<int, int> lane_source(Direction d, int lanes, int c, int o, int i) {
+  if (d == Direction::kPack) {
+    const int q = o * lanes + i;  // output registers hold packed elements in order
+    return {q % c, q / c};
+  }
+  const int q = i * c + o;  // output register o is row o: its element i is packed element i c + o
+  return {q / lanes, q % lanes};
+}
+
+// The permute indices: for each output register, c - 1 steps of 64 bytes (an index lane as wide
+// as an element; the permutes read its low bits). Step 0 takes input registers 0 and 1 (an index
+// past the lane count picks the second table); step k >= 1 keeps the lanes it has (index i of
+// the first table, the register being built) and takes input register k + 1's lanes.
+template <typename T>
+std::vector<T> make_lane_table(Direction d, int c) {
+  constexpr int kLanes = 64 / sizeof(T);
+  std::vector<T> table(static_cast<size_t>(c) * (c - 1) * kLanes);
+  for (int o = 0; o < c; ++o) {
+    T* steps = table.data() + static_cast<size_t>(o) * (c - 1) * kLanes;
+    for (int i = 0; i < kLanes; ++i) {
+      const auto [reg, lane] = lane_source(d, kLanes, c, o, i);
+      steps[i] = static_cast<T>(reg == 0 ? lane : reg == 1 ? kLanes + lane : 0);
+      for (int k = 1; k < c - 1; ++k) steps[k * kLanes + i] = static_cast<T>(reg == k + 1 ? kLanes + lane : i);
+    }
+  }
+  return table;
+}
+
+// The table for (d, c), built once per process (tiles of one call run on several threads).
+template <typename T>
+const T* lane_table(Direction d, int c) {
+  static std::once_flag once[2][kMaxPackedRows + 1];
+  static std::vector<T> tables[2][kMaxPackedRows + 1];
+  const int k = static_cast<int>(d);
+  std::call_once(once[k][c], [&] { tables[k][c] = make_lane_table<T>(d, c); });
+  return tables[k][c].data();
+}
+
+template <typename T>
+TT_PACKED_TARGET __attribute__((always_inline)) inline __m512i permute2(__m512i a, __m512i idx, __m512i b) {
+  if constexpr (sizeof(T) == 1) return _mm512_permutex2var_epi8(a, idx, b);
+  if constexpr (sizeof(T) == 2) return _mm512_permutex2var_epi16(a, idx, b);
+  if constexpr (sizeof(T) == 4) return _mm512_permutex2var_epi32(a, idx, b);
+  if constexpr (sizeof(T) == 8) return _mm512_permutex2var_epi64(a, idx, b);
+}
+
+// out[o] for o < C, each by its chain of C - 1 permutes over in[0..C).
+template <typename T, int C>
+TT_PACKED_TARGET __attribute__((always_inline)) inline void permute_registers(const __m512i* in, const T* table,
+                                                                              __m512i* out) {
+  constexpr int kLanes = 64 / sizeof(T);
+  for (int o = 0; o < C; ++o) {
+    const T* steps = table + o * (C - 1) * kLanes;
+    __m512i v = permute2<T>(in[0], _mm512_loadu_si512(steps), in[1]);
+    for (int k = 1; k < C - 1; ++k) v = permute2<T>(v, _mm512_loadu_si512(steps + k * kLanes), in[k + 1]);
+    out[o] = v;
+  }
+}
+
+// One output register: streamed (a whole 64-byte line, `dst` on one) or plain.
+template <bool kStream>
+TT_PACKED_TARGET __attribute__((always_inline)) inline void store_register(void* dst, __m512i v) {
+  if constexpr (kStream) {
+    _mm512_stream_si512(static_cast<__m512i*>(dst), v);
+  } else {
+    _mm512_storeu_si512(dst, v);
+  }
+}
+
+template <typename T, int C, bool kStream>
+TT_PACKED_TARGET __attribute__((noinline)) void pack_rows_of(const T* src, int64_t src_stride, T* dst, int64_t n) {
+  constexpr int kLanes = 64 / sizeof(T);
+  const T* table = lane_table<T>(Direction::kPack, C);
+  for (int64_t p = 0; p < n; p += kLanes) {
+    __m512i in[C], out[C];
+    for (int j = 0; j < C; ++j) in[j] = _mm512_loadu_si512(src + j * src_stride + p);
+    permute_registers<T, C>(in, table, out);
+    for (int o = 0; o < C; ++o) store_register<kStream>(dst + p * C + o * kLanes, out[o]);
+  }
+}
+
+template <typename T, int C, bool kStream>
+TT_PACKED_TARGET __attribute__((noinline)) void unpack_rows_of(const T* src, T* dst, int64_t dst_stride, int64_t n) {
+  constexpr int kLanes = 64 / sizeof(T);
+  const T* table = lane_table<T>(Direction::kUnpack, C);
+  for (int64_t p = 0; p < n; p += kLanes) {
+    __m512i in[C], out[C];
+    for (int j = 0; j < C; ++j) in[j] = _mm512_loadu_si512(src + p * C + j * kLanes);
+    permute_registers<T, C>(in, table, out);
+    for (int o = 0; o < C; ++o) store_register<kStream>(dst + o * dst_stride + p, out[o]);
+  }
+}
+
+// The instantiation for a run-time c (2 <= c <= min(kMaxPackedRows, lanes): cpu_packs_rows).
+template <typename T, int C = 2, typename Run>
+void with_rows(int c, Run&& run) {
+  if constexpr (C <= kMaxPackedRows && C <= 64 / static_cast<int>(sizeof(T))) {
+    if (c == C) return run(std::integral_constant<int, C>{});
+    with_rows<T, C + 1>(c, run);
+  }
+}
+
+}  // namespace
+
+template <typename T>
+void pack_rows_avx512(const T* src, int64_t src_stride, int c, T* dst, int64_t n, bool stream) {
+  with_rows<T>(c, [&](auto rows) {
+    constexpr int kC = decltype(rows)::value;
+    stream ? pack_rows_of<T, kC, true>(src, src_stride, dst, n) : pack_rows_of<T, kC, false>(src, src_stride, dst, n);
+  });
+}
+
+template <typename T>
+void unpack_rows_avx512(const T* src, int c, T* dst, int64_t dst_stride, int64_t n, bool stream) {
+  with_rows<T>(c, [&](auto rows) {
+    constexpr int kC = decltype(rows)::value;
+    stream ? unpack_rows_of<T, kC, true>(src, dst, dst_stride, n) : unpack_rows_of<T, kC, false>(src, dst, dst_stride, n);
+  });
+}
+
+template void pack_rows_avx512(const uint8_t*, int64_t, int, uint8_t*, int64_t, bool);
+template void pack_rows_avx512(const uint16_t*, int64_t, int, uint16_t*, int64_t, bool);
+template void pack_rows_avx512(const uint32_t*, int64_t, int, uint32_t*, int64_t, bool);
+template void pack_rows_avx512(const uint64_t*, int64_t, int, uint64_t*, int64_t, bool);
+template void unpack_rows_avx512(const uint8_t*, int, uint8_t*, int64_t, int64_t, bool);
+template void unpack_rows_avx512(const uint16_t*, int, uint16_t*, int64_t, int64_t, bool);
+template void unpack_rows_avx512(const uint32_t*, int, uint32_t*, int64_t, int64_t, bool);
+template void unpack_rows_avx512(const uint64_t*, int, uint64_t*, int64_t, int64_t, bool);
+
+}  // namespace torch_transpose
+#endif
