@@ -265,16 +265,21 @@ void transpose_tiles_of(const FastDims& f, const BatchIndexer& batch, bool strea
 }
 
 #if defined(TORCH_TRANSPOSE_HAVE_AVX512_PACKED_ROWS)
-// Which packed plans take lane permutes: c up to 7, and 1-byte c of 9-15 that are not powers of
-// two. A chain of permutes costs c - 1 per output register, so wider c lose to the tiles' blocks:
-// on the 2-core Zen 5 VM (bench/NOTES.md, CPU v7), copy's time over ours, permutes against tiles:
-// int8 c = 9 and 13 0.45 against 0.15 and 0.29 against 0.18, but bf16 c = 12 0.30-0.35 against
-// 0.36-0.37, fp32 c = 8 0.52-0.53 against 0.77-0.79 and c = 15 0.24 against 0.36, int8 c = 16
-// 0.24 against 0.35.
+// Which packed plans take lane permutes (packed_rows.h): c that are not powers of two up to 7, and
+// for 1-byte elements up to 15, by chains of c - 1 permutes a register; powers of two below a
+// register's lane count by networks of log2(c) permutes a register, except unpacks of 16 2-byte
+// rows. Beyond that the tiles' blocks won. On the 2-core Zen 5 VM (bench/NOTES.md, CPU v7), copy's
+// time over ours, permutes against tiles: chains: int8 c = 9 and 13 0.45 against 0.15 and 0.29
+// against 0.18, but bf16 c = 12 0.30-0.35 against 0.36-0.37 and fp32 c = 15 0.24 against 0.36;
+// networks: bf16 NHWC -> NCHW of 8 0.84-1.03 against 0.57-0.59, int8 of 16 0.50 against 0.15,
+// fp64 NCHW -> NHWC of 4 0.98-1.02 against 0.27-0.31, but bf16 NHWC -> NCHW of 16 0.49-0.51
+// against 0.55-0.67.
 template <typename T>
-bool packs_by_permutes(int64_t c) {
-  const bool short_chain = c <= 7 || (sizeof(T) == 1 && (c & (c - 1)) != 0);
-  return short_chain && cpu_packs_rows(sizeof(T), c);
+bool packs_by_permutes(int64_t c, bool unpack) {
+  constexpr int64_t lanes = 64 / sizeof(T);
+  const bool power_of_two = (c & (c - 1)) == 0;
+  const bool cheap = power_of_two ? c < lanes && (c <= 8 || sizeof(T) == 1 || !unpack) : (c <= 7 || sizeof(T) == 1);
+  return cheap && cpu_packs_rows(sizeof(T), c);
 }
 #endif
 
@@ -298,8 +303,8 @@ bool move_packed_rows(const FastDims& f, const BatchIndexer& batch, const T* in,
     // Interleaves for c = 2, 4, 8 need only SSE2, but take this loop only where the permutes
     // could (cpu_packs_rows: TORCH_TRANSPOSE_CPU_PACKED_ROWS=0 keeps every such plan on tiles).
     const bool pack = f.out_sa == f.size_b && f.size_a >= lanes && cpu_packs_rows(sizeof(T), f.size_b) &&
-                      (interleaves<T>(f.size_b) || packs_by_permutes<T>(f.size_b));
-    const bool unpack = !pack && f.in_sb == f.size_a && f.size_b >= lanes && packs_by_permutes<T>(f.size_a);
+                      (interleaves<T>(f.size_b) || packs_by_permutes<T>(f.size_b, false));
+    const bool unpack = !pack && f.in_sb == f.size_a && f.size_b >= lanes && packs_by_permutes<T>(f.size_a, true);
     if (!pack && !unpack) return false;
     const int64_t c = pack ? f.size_b : f.size_a, n = pack ? f.size_a : f.size_b;
     const int64_t runs = (n + kPackedRun - 1) / kPackedRun;

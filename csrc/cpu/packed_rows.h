@@ -3,13 +3,15 @@
 //
 // Packing (NCHW -> NHWC): c input rows, each a run of pixels, become one run of c-element groups.
 // Unpacking (NHWC -> NCHW): the reverse. Either way c 64-byte registers of input become c 64-byte
-// registers of output, each output lane drawn from one lane of one input register. Each output
-// register is built by a chain of two-table permutes (vpermt2b/w/d/q): the first takes the lanes
-// of input registers 0 and 1, every later step keeps what it has and adds the lanes of one more
-// input register. c - 1 permutes per output register, c (c - 1) per c registers, with no masks and
-// no stores narrower than 64 bytes. The blocks cut short along one side that these plans took
-// before stored 3-12 bytes at a time (an RGB pixel's 3 bytes of int8 NCHW -> NHWC, 10 GB/s on the
-// 2-core Zen 5 VM).
+// registers of output, each output lane drawn from one lane of one input register, by two-table
+// permutes (vpermt2b/w/d/q), with no masks and no stores narrower than 64 bytes:
+// * c a power of two: a network of log2(c) stages, each taking register pairs apart into even and
+//   odd elements (unpack) or interleaving their halves (pack): log2(c) permutes per register.
+// * any other c: each output register by a chain, whose first permute takes the lanes of input
+//   registers 0 and 1 and each later one keeps what it has and adds one more input register's:
+//   c - 1 permutes per register.
+// The blocks cut short along one side that these plans took before stored 3-12 bytes at a time
+// (an RGB pixel's 3 bytes of int8 NCHW -> NHWC, 10 GB/s on the 2-core Zen 5 VM).
 #pragma once
 
 #include <cstdint>
