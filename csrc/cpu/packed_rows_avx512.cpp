@@ -166,49 +166,49 @@ TT_PACKED_TARGET __attribute__((always_inline)) inline void pack_network(__m512i
 
 constexpr bool is_power_of_two(int c) { return (c & (c - 1)) == 0; }
 
-template <typename T, int C, bool kStream>
-TT_PACKED_TARGET __attribute__((noinline)) void pack_rows_of(const T* src, int64_t src_stride, T* dst, int64_t n) {
-  constexpr int kLanes = 64 / sizeof(T);
-  if constexpr (is_power_of_two(C)) {
-    const NetworkIndices<T>& ix = network_indices<T>();
-    const __m512i low = _mm512_load_si512(ix.low), high = _mm512_load_si512(ix.high);
-    for (int64_t p = 0; p < n; p += kLanes) {
-      __m512i r[C];
-      for (int j = 0; j < C; ++j) r[j] = _mm512_loadu_si512(src + j * src_stride + p);
-      pack_network<T, C>(r, low, high);
-      for (int o = 0; o < C; ++o) store_register<kStream>(dst + p * C + o * kLanes, r[o]);
-    }
-  } else {
-    const T* table = lane_table<T>(Direction::kPack, C);
-    for (int64_t p = 0; p < n; p += kLanes) {
-      __m512i in[C], out[C];
-      for (int j = 0; j < C; ++j) in[j] = _mm512_loadu_si512(src + j * src_stride + p);
-      permute_registers<T, C>(in, table, out);
-      for (int o = 0; o < C; ++o) store_register<kStream>(dst + p * C + o * kLanes, out[o]);
+// C registers to C registers in place, rows to packed (kPack) or back: the network's two index
+// registers or the chains' table, loaded once per call.
+template <typename T, int C, Direction D>
+struct RegisterPermute {
+  __m512i first, second;  // the network's: low and high (pack), even and odd (unpack)
+  const T* table;         // the chains'
+
+  TT_PACKED_TARGET __attribute__((always_inline)) RegisterPermute() {
+    if constexpr (is_power_of_two(C)) {
+      const NetworkIndices<T>& ix = network_indices<T>();
+      first = _mm512_load_si512(D == Direction::kPack ? ix.low : ix.even);
+      second = _mm512_load_si512(D == Direction::kPack ? ix.high : ix.odd);
+    } else {
+      table = lane_table<T>(D, C);
     }
   }
-}
 
-template <typename T, int C, bool kStream>
-TT_PACKED_TARGET __attribute__((noinline)) void unpack_rows_of(const T* src, T* dst, int64_t dst_stride, int64_t n) {
+  TT_PACKED_TARGET __attribute__((always_inline)) void operator()(__m512i* r) const {
+    if constexpr (!is_power_of_two(C)) {
+      __m512i out[C];
+      permute_registers<T, C>(r, table, out);
+      for (int k = 0; k < C; ++k) r[k] = out[k];
+    } else if constexpr (D == Direction::kPack) {
+      pack_network<T, C>(r, first, second);
+    } else {
+      unpack_network<T, C>(r, first, second);
+    }
+  }
+};
+
+// n elements of each of C rows (a multiple of a register's lanes), rows to packed (kPack: row j
+// at src + j src_stride, packed at dst) or back (packed at src, row o at dst + o dst_stride).
+template <typename T, int C, Direction D, bool kStream>
+TT_PACKED_TARGET __attribute__((noinline)) void move_registers(const T* src, int64_t src_stride, T* dst,
+                                                                int64_t dst_stride, int64_t n) {
   constexpr int kLanes = 64 / sizeof(T);
-  if constexpr (is_power_of_two(C)) {
-    const NetworkIndices<T>& ix = network_indices<T>();
-    const __m512i even = _mm512_load_si512(ix.even), odd = _mm512_load_si512(ix.odd);
-    for (int64_t p = 0; p < n; p += kLanes) {
-      __m512i r[C];
-      for (int j = 0; j < C; ++j) r[j] = _mm512_loadu_si512(src + p * C + j * kLanes);
-      unpack_network<T, C>(r, even, odd);
-      for (int o = 0; o < C; ++o) store_register<kStream>(dst + o * dst_stride + p, r[o]);
-    }
-  } else {
-    const T* table = lane_table<T>(Direction::kUnpack, C);
-    for (int64_t p = 0; p < n; p += kLanes) {
-      __m512i in[C], out[C];
-      for (int j = 0; j < C; ++j) in[j] = _mm512_loadu_si512(src + p * C + j * kLanes);
-      permute_registers<T, C>(in, table, out);
-      for (int o = 0; o < C; ++o) store_register<kStream>(dst + o * dst_stride + p, out[o]);
-    }
+  constexpr bool kPack = D == Direction::kPack;
+  const RegisterPermute<T, C, D> permute;
+  for (int64_t p = 0; p < n; p += kLanes) {
+    __m512i r[C];
+    for (int j = 0; j < C; ++j) r[j] = _mm512_loadu_si512(kPack ? src + j * src_stride + p : src + p * C + j * kLanes);
+    permute(r);
+    for (int o = 0; o < C; ++o) store_register<kStream>(kPack ? dst + p * C + o * kLanes : dst + o * dst_stride + p, r[o]);
   }
 }
 
@@ -227,7 +227,8 @@ template <typename T>
 void pack_rows_avx512(const T* src, int64_t src_stride, int c, T* dst, int64_t n, bool stream) {
   with_rows<T>(c, [&](auto rows) {
     constexpr int kC = decltype(rows)::value;
-    stream ? pack_rows_of<T, kC, true>(src, src_stride, dst, n) : pack_rows_of<T, kC, false>(src, src_stride, dst, n);
+    stream ? move_registers<T, kC, Direction::kPack, true>(src, src_stride, dst, 0, n)
+           : move_registers<T, kC, Direction::kPack, false>(src, src_stride, dst, 0, n);
   });
 }
 
@@ -235,7 +236,8 @@ template <typename T>
 void unpack_rows_avx512(const T* src, int c, T* dst, int64_t dst_stride, int64_t n, bool stream) {
   with_rows<T>(c, [&](auto rows) {
     constexpr int kC = decltype(rows)::value;
-    stream ? unpack_rows_of<T, kC, true>(src, dst, dst_stride, n) : unpack_rows_of<T, kC, false>(src, dst, dst_stride, n);
+    stream ? move_registers<T, kC, Direction::kUnpack, true>(src, 0, dst, dst_stride, n)
+           : move_registers<T, kC, Direction::kUnpack, false>(src, 0, dst, dst_stride, n);
   });
 }
 
