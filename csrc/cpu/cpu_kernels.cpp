@@ -274,12 +274,12 @@ void transpose_tiles_of(const FastDims& f, const BatchIndexer& batch, bool strea
 // networks: bf16 NHWC -> NCHW of 8 0.84-1.03 against 0.57-0.59, int8 of 16 0.50 against 0.15,
 // fp64 NCHW -> NHWC of 4 0.98-1.02 against 0.27-0.31, but bf16 NHWC -> NCHW of 16 0.49-0.51
 // against 0.55-0.67.
+// (Whether the CPU permutes at all is cpu_packs_rows', which move_packed_rows asks once.)
 template <typename T>
-bool packs_by_permutes(int64_t c, bool unpack) {
+bool permutes_pay(int64_t c, bool unpack) {
   constexpr int64_t lanes = 64 / sizeof(T);
   const bool power_of_two = (c & (c - 1)) == 0;
-  const bool cheap = power_of_two ? c < lanes && (c <= 8 || sizeof(T) == 1 || !unpack) : (c <= 7 || sizeof(T) == 1);
-  return cheap && cpu_packs_rows(sizeof(T), c);
+  return power_of_two ? c < lanes && (c <= 8 || sizeof(T) == 1 || !unpack) : (c <= 7 || sizeof(T) == 1);
 }
 #endif
 
@@ -303,8 +303,9 @@ bool move_packed_rows(const FastDims& f, const BatchIndexer& batch, const T* in,
     // Interleaves for c = 2, 4, 8 need only SSE2, but take this loop only where the permutes
     // could (cpu_packs_rows: TORCH_TRANSPOSE_CPU_PACKED_ROWS=0 keeps every such plan on tiles).
     const bool pack = f.out_sa == f.size_b && f.size_a >= lanes && cpu_packs_rows(sizeof(T), f.size_b) &&
-                      (interleaves<T>(f.size_b) || packs_by_permutes<T>(f.size_b, false));
-    const bool unpack = !pack && f.in_sb == f.size_a && f.size_b >= lanes && packs_by_permutes<T>(f.size_a, true);
+                      (interleaves<T>(f.size_b) || permutes_pay<T>(f.size_b, false));
+    const bool unpack = !pack && f.in_sb == f.size_a && f.size_b >= lanes && cpu_packs_rows(sizeof(T), f.size_a) &&
+                        permutes_pay<T>(f.size_a, true);
     if (!pack && !unpack) return false;
     const int64_t c = pack ? f.size_b : f.size_a, n = pack ? f.size_a : f.size_b;
     const int64_t runs = (n + kPackedRun - 1) / kPackedRun;
