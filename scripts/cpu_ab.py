@@ -5,6 +5,7 @@ tensor over ours with `out=` into another, and as our call into a fresh output.
 
     python3 scripts/cpu_ab.py --builds /tmp/old_worktree . --rounds 3 \\
         --shapes "fp32 4096x4096,bf16 64x12x197x64:0,2,1,3" [--out ab.md]
+    python3 scripts/cpu_ab.py --settings "" "TORCH_TRANSPOSE_CPU_AVX512=0" --shapes ...   # switches
 
 Why `out=`: on the 2-core VM a large fresh output's first touch costs more than the transpose and
 swings from call to call (bench/NOTES.md, CPU v4), which hides kernel changes; the fresh column
@@ -51,15 +52,17 @@ def measure(shapes, min_run_time):
     return results
 
 
-def run_build(build, shapes, min_run_time):
+def run_build(build, shapes, min_run_time, setting=""):
     """One round of one build, in a process whose torch_transpose is the one in `build` (first on
-    sys.path: `python -c` would otherwise put the working directory's package first)."""
+    sys.path: `python -c` would otherwise put the working directory's package first), with the
+    setting's environment variables ("NAME=VALUE NAME=VALUE", or "" for none) set."""
     build = os.path.abspath(build)
+    env = dict(os.environ, **dict(kv.split("=", 1) for kv in setting.split()))
     code = (f"import json, sys; sys.path[:0] = [{build!r}, {ROOT!r}, {os.path.join(ROOT, 'scripts')!r}]; "
             f"import torch_transpose, cpu_ab; "
             f"assert torch_transpose.__file__.startswith({build + os.sep!r}), torch_transpose.__file__; "
             f"print(json.dumps(cpu_ab.measure({shapes!r}, {min_run_time!r})))")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     if done.returncode != 0:
         raise RuntimeError(f"build {build}: {done.stderr[-2000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -82,16 +85,21 @@ def main(argv=None):
     p.add_argument("--shapes", required=True)
     p.add_argument("--rounds", type=int, default=2)
     p.add_argument("--min-run-time", type=float, default=0.3)
+    p.add_argument("--settings", nargs="+", default=[""],
+                   help='environment settings each build runs with, e.g. "" "TORCH_TRANSPOSE_CPU_AVX512=0"')
     p.add_argument("--out", default=None, help="also write the table to this Markdown file")
     args = p.parse_args(argv)
-    runs = [[] for _ in args.builds]
+    # Every build with every setting; a column is labelled by its build, and its setting if any.
+    pairs = [(build, setting) for build in args.builds for setting in args.settings]
+    labels = [f"{build} {setting}".strip() for build, setting in pairs]
+    runs = [[] for _ in pairs]
     for r in range(args.rounds):
-        # Builds in turn, the order reversed every other round: on the 2-core VM the same build
+        # Pairs in turn, the order reversed every other round: on the 2-core VM the same build
         # read up to 1.5x slower as the second process of a round than as the first.
-        order = list(enumerate(args.builds))
-        for b, build in order if r % 2 == 0 else order[::-1]:
-            runs[b].append(run_build(build, args.shapes, args.min_run_time))
-    text = table(args.builds, runs)
+        order = list(enumerate(pairs))
+        for b, (build, setting) in order if r % 2 == 0 else order[::-1]:
+            runs[b].append(run_build(build, args.shapes, args.min_run_time, setting))
+    text = table(labels, runs)
     print(text)
     if args.out:
         with open(args.out, "w") as f:

@@ -177,16 +177,18 @@ def test_models_suite_cases_build_the_inputs_their_names_describe():
             assert case.op == ("transpose", -2, -1)
 
 
-def test_cpu_ab_runs_each_build_in_its_own_process(tmp_path):
-    # scripts/cpu_ab.py end to end: this checkout as both builds, one round, a transpose and a
-    # row-copy permute; each worker asserts that it imported the build it was given.
+def test_cpu_ab_runs_each_build_and_setting_in_its_own_process(tmp_path):
+    # scripts/cpu_ab.py end to end: this checkout with and without a switch, one round, a
+    # transpose and a row-copy permute; each worker asserts that it imported the build it was given.
     out = tmp_path / "cpu_ab.md"
-    done = subprocess.run([sys.executable, "scripts/cpu_ab.py", "--builds", ".", ".", "--rounds", "1",
-                           "--min-run-time", "0.01", "--shapes", "fp32 64x48,bf16 3x5x7x8:0,2,1,3", "--out", str(out)],
+    done = subprocess.run([sys.executable, "scripts/cpu_ab.py", "--builds", ".", "--settings", "", "TORCH_TRANSPOSE_CPU_AVX512=0",
+                           "--rounds", "1", "--min-run-time", "0.01", "--shapes", "fp32 64x48,bf16 3x5x7x8:0,2,1,3",
+                           "--out", str(out)],
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     rows = out.read_text().splitlines()
-    assert rows[0] == "| case | out=: eager/ours, . | out=: eager/ours, . | fresh ms, . | fresh ms, . |"
+    assert rows[0] == ("| case | out=: eager/ours, . | out=: eager/ours, . TORCH_TRANSPOSE_CPU_AVX512=0 | fresh ms, . "
+                       "| fresh ms, . TORCH_TRANSPOSE_CPU_AVX512=0 |")
     assert [r.split(" | ")[0] for r in rows[2:]] == ["| fp32 64x48", "| bf16 3x5x7x8:0,2,1,3"]
     assert all(re.fullmatch(r"\|( [^|]+ \|){5}", r) for r in rows[2:]), rows
 

@@ -106,7 +106,8 @@ def test_packed_narrow_output_rows(device, dtype):
 def test_packed_rows_of_every_channel_count(device, dtype):
     # NCHW -> NHWC and NHWC -> NCHW of 2 to 16 channels: on the CPU (AVX-512; VBMI for bytes) c
     # input rows become output rows of c elements back to back by lane permutes of c whole
-    # 64-byte registers, and back (packed_rows.h), up to 64 / element size channels; planes of
+    # 64-byte registers, and back (packed_rows.h), up to 64 / element size channels (without
+    # AVX-512, test_packed_rows_without_avx512: shuffles of 16-byte registers); planes of
     # 135 elements leave a tail past the last whole register for the older paths, planes of 640
     # none. Into a fresh tensor, a contiguous view between guard bytes (still packed) and a view
     # one element in from every edge (rows no longer back to back). TORCH_TRANSPOSE_CPU_PACKED_ROWS=0
@@ -147,6 +148,16 @@ def test_large_packed_rows(device, dtype):
 def test_packed_rows_switched_off():
     run_file_with_switches(__file__, {"TORCH_TRANSPOSE_CPU_PACKED_ROWS": "0"},
                            "(test_packed_rows_of_every_channel_count or test_large_packed_rows) and cpu", 6)
+
+
+def test_packed_rows_without_avx512():
+    # CPUs without AVX-512 (the switch stands in for one): packed rows by 16-byte shuffles
+    # (packed_rows_ssse3.cpp) for every c, and interleaves for packs of 2, 4 and 8 elements in a
+    # vector, along the same runs; streamed where the output is 24 MiB or more.
+    run_file_with_switches(__file__, {"TORCH_TRANSPOSE_CPU_AVX512": "0"},
+                           "(test_packed_rows_of_every_channel_count or test_large_packed_rows or "
+                           "test_packed_narrow_output_rows or test_packed_channels_against_whole_vector_planes) and cpu",
+                           4 + 2 + 4 + 4 * 8)
 
 
 def test_short_row_copies_of_every_length(device):

@@ -121,19 +121,6 @@ void move_tile(const T* src, int64_t src_sa, int64_t src_sb, T* dst, int64_t dst
     }
   }
 #endif
-#if defined(__SSE2__)
-  // Output rows of 2, 4 or 8 elements lying back to back: interleave whole vectors of the input
-  // rows (simd_transpose.h), the last few elements one by one.
-  if constexpr (sizeof(T) <= 8) {
-    constexpr int64_t v = 16 / sizeof(T);
-    if (src_sa == 1 && dst_sb == 1 && dst_sa == nb && na >= v && interleaves<T>(nb)) {
-      const int64_t a_vec = na / v * v;
-      interleave_rows(src, src_sb, static_cast<int>(nb), dst, a_vec);
-      scalar_block(a_vec, na, 0, nb);
-      return;
-    }
-  }
-#endif
   int64_t a_full = 0, b_full = 0;  // [0, a_full) x [0, b_full) goes through SIMD blocks
   int64_t b_done = 0;              // [0, a_full) x [0, b_done): whole blocks and blocks cut short along b
   int64_t b_part = 0;              // [a_full, na) x [0, b_part) through blocks cut short along a
@@ -274,7 +261,6 @@ void transpose_tiles_of(const FastDims& f, const BatchIndexer& batch, bool strea
 // networks: bf16 NHWC -> NCHW of 8 0.84-1.03 against 0.57-0.59, int8 of 16 0.50 against 0.15,
 // fp64 NCHW -> NHWC of 4 0.98-1.02 against 0.27-0.31, but bf16 NHWC -> NCHW of 16 0.49-0.51
 // against 0.55-0.67.
-// (Whether the CPU permutes at all is cpu_packs_rows', which move_packed_rows asks once.)
 template <typename T>
 bool permutes_pay(int64_t c, bool unpack) {
   constexpr int64_t lanes = 64 / sizeof(T);
@@ -283,39 +269,79 @@ bool permutes_pay(int64_t c, bool unpack) {
 }
 #endif
 
+#if defined(TORCH_TRANSPOSE_HAVE_SHUFFLED_PACKED_ROWS)
+// Which packed plans take 16-byte shuffles (packed_rows.h) where the permutes do not run (a CPU
+// without AVX-512, or without VBMI for bytes): up to 8 rows (at most 8 shuffles a register), and
+// packs (one output stream) of 1-byte elements up to 10 rows and of 4- and 8-byte ones up to 12
+// (at most 4 shuffles a register). Beyond that the tiles' SSE2 blocks won. On the 2-core Zen 5 VM
+// with TORCH_TRANSPOSE_CPU_AVX512=0 (bench/NOTES.md, CPU v8), eager's time over ours, tiles ->
+// shuffles: won int8 c = 3 NCHW -> NHWC 1.34-1.42 -> 17.8-19.1, NHWC -> NCHW 1.8-1.9 -> 9.1-9.5,
+// fp64 c = 3 0.57-0.61 -> 1.8-3.0, int8 c = 9 and 10 packs 2.1-2.8 -> 2.8-3.6, fp32 c = 12 pack
+// 1.1-1.2 -> 2.2-2.3, fp64 c = 8 unpack 1.5 -> 4.1-5.1; lost: bf16 packs of 10 and 12 (2.4-2.9 ->
+// 1.7-2.1), unpacks of int8 11 and 13 (4.3-8.5 -> 1.5-2.0), bf16 16 (3.8-6.3 -> 2.2), fp32 15
+// (1.9-2.3 -> 1.3-1.6), fp64 12 (1.4-1.7 -> 0.32); level: bf16 c = 6 pack, c = 7 unpack.
+template <typename T>
+bool shuffles_pay(int64_t c, bool unpack) {
+  if (c <= 8) return true;
+  if (unpack) return false;
+  return sizeof(T) == 1 ? c <= 10 : sizeof(T) >= 4 && c <= 12;
+}
+#endif
+
+// How a packed plan moves its whole registers, if it is one (move_packed_rows).
+enum class PackedRoute { kNone, kInterleave, kPermutes, kShuffles };
+
+// Packs of 2, 4 or 8 elements that fit a 16-byte vector interleave (simd_transpose.h: log2(c)
+// unpacks a register) on every CPU; the rest take the permutes on CPUs that run them, by their
+// rule, else the shuffles.
+template <typename T>
+PackedRoute packed_route(int64_t c, bool unpack) {
+#if defined(TORCH_TRANSPOSE_HAVE_SHUFFLED_PACKED_ROWS)
+  if constexpr (sizeof(T) <= 8) {
+    if (!cpu_packed_rows_enabled()) return PackedRoute::kNone;
+    if (!unpack && interleaves<T>(c)) return PackedRoute::kInterleave;
+    if (cpu_packs_rows(sizeof(T), c)) return permutes_pay<T>(c, unpack) ? PackedRoute::kPermutes : PackedRoute::kNone;
+    if (cpu_shuffles_rows(sizeof(T), c) && shuffles_pay<T>(c, unpack)) return PackedRoute::kShuffles;
+  }
+#endif
+  (void)c, (void)unpack;
+  return PackedRoute::kNone;
+}
+
 // Transposes whose short side is c (2-16) elements lying back to back on one side, the other
-// side's rows long (NCHW <-> NHWC of few channels, pixel shuffle): packed by lane permutes or
-// interleaves of whole vectors (packed_rows.h, simd_transpose.h) along runs of kPackedRun
-// elements of the long side, instead of tiles of 128 or 256 bytes a side. A tile of 3 channels
-// moved 384-768 bytes for the cost of finding its batch item and choosing its path, which on the
-// 2-core Zen 5 VM took as long as the permutes (bench/NOTES.md, CPU v7). Returns false where the
-// plan is not of this kind.
+// side's rows long (NCHW <-> NHWC of few channels, pixel shuffle): packed by lane permutes,
+// shuffles or interleaves of whole registers (packed_rows.h, simd_transpose.h) along runs of
+// kPackedRun elements of the long side, instead of tiles of 128 or 256 bytes a side. A tile of 3
+// channels moved 384-768 bytes for the cost of finding its batch item and choosing its path,
+// which on the 2-core Zen 5 VM took as long as the permutes (bench/NOTES.md, CPU v7). Returns
+// false where the plan is not of this kind or no route takes it.
 constexpr int64_t kPackedRun = 4096;  // elements along the long side per task: whole registers
 
 template <typename T>
 bool move_packed_rows(const FastDims& f, const BatchIndexer& batch, const T* in, T* out) {
-#if defined(TORCH_TRANSPOSE_HAVE_AVX512_PACKED_ROWS)
+#if defined(TORCH_TRANSPOSE_HAVE_SHUFFLED_PACKED_ROWS)
   if constexpr (sizeof(T) <= 8) {
-    constexpr int64_t lanes = 64 / sizeof(T);
     if (f.in_sa != 1 || f.out_sb != 1) return false;
     // Pack: output rows of c = size_b elements back to back (out_sa == c). Unpack: input rows of
-    // c = size_a elements back to back (in_sb == c).
-    // Interleaves for c = 2, 4, 8 need only SSE2, but take this loop only where the permutes
-    // could (cpu_packs_rows: TORCH_TRANSPOSE_CPU_PACKED_ROWS=0 keeps every such plan on tiles).
-    const bool pack = f.out_sa == f.size_b && f.size_a >= lanes && cpu_packs_rows(sizeof(T), f.size_b) &&
-                      (interleaves<T>(f.size_b) || permutes_pay<T>(f.size_b, false));
-    const bool unpack = !pack && f.in_sb == f.size_a && f.size_b >= lanes && cpu_packs_rows(sizeof(T), f.size_a) &&
-                        permutes_pay<T>(f.size_a, true);
-    if (!pack && !unpack) return false;
+    // c = size_a elements back to back (in_sb == c). Each needs a register's lanes along the long
+    // side (64 bytes for the permutes, 16 for the rest).
+    auto lanes_of = [](PackedRoute route) -> int64_t { return (route == PackedRoute::kPermutes ? 64 : 16) / sizeof(T); };
+    PackedRoute route = f.out_sa == f.size_b ? packed_route<T>(f.size_b, false) : PackedRoute::kNone;
+    const bool pack = route != PackedRoute::kNone && f.size_a >= lanes_of(route);
+    if (!pack) route = f.in_sb == f.size_a ? packed_route<T>(f.size_a, true) : PackedRoute::kNone;
+    if (!pack && (route == PackedRoute::kNone || f.size_b < lanes_of(route))) return false;
+    const int64_t lanes = lanes_of(route);
     const int64_t c = pack ? f.size_b : f.size_a, n = pack ? f.size_a : f.size_b;
     const int64_t runs = (n + kPackedRun - 1) / kPackedRun;
     // Outputs of kRowStreamingMinBytes or more are streamed where every register's store is a
-    // whole line: batch items on lines, and for an unpack the output rows too (a pack's runs
-    // start kPackedRun groups apart). From 8 MiB, as tiles stream, bf16 NCHW -> NHWC 32x3x224x224
-    // (9.6 MB) lost 2x; int8 NHWC -> NCHW 256x224x224x3 (38 MB) gained 1.3-1.9x (CPU v7).
+    // whole line (64-byte registers) or within one (16-byte ones): batch items on lines, and for
+    // an unpack the output rows too (a pack's runs start kPackedRun groups apart). From 8 MiB, as
+    // tiles stream, bf16 NCHW -> NHWC 32x3x224x224 (9.6 MB) lost 2x; int8 NHWC -> NCHW
+    // 256x224x224x3 (38 MB) gained 1.3-1.9x (CPU v7). Interleaves store plainly.
     constexpr int64_t e = sizeof(T);
     const bool large = batch.count() * f.size_a * f.size_b * e >= kRowStreamingMinBytes;
-    const bool stream = large && batch_on_lines(batch, out, e) && (pack || (f.out_sa * e) % 64 == 0);
+    const bool stream = large && route != PackedRoute::kInterleave && batch_on_lines(batch, out, e) &&
+                        (pack || (f.out_sa * e) % 64 == 0);
     const int64_t size_a = f.size_a, size_b = f.size_b, in_sb = f.in_sb, out_sa = f.out_sa;
     at::parallel_for(0, batch.count() * runs, 1, [&](int64_t begin, int64_t end) {
       for (int64_t t = begin; t < end; ++t) {
@@ -327,10 +353,12 @@ bool move_packed_rows(const FastDims& f, const BatchIndexer& batch, const T* in,
         if (pack) {
           const T* src = in + in_off + p0;
           T* dst = out + out_off + p0 * c;
-          if (interleaves<T>(c)) {
+          if (route == PackedRoute::kInterleave) {
             interleave_rows(src, in_sb, static_cast<int>(c), dst, whole);
-          } else {
+          } else if (route == PackedRoute::kPermutes) {
             pack_rows_avx512(src, in_sb, static_cast<int>(c), dst, whole, stream);
+          } else {
+            pack_rows_by_shuffles(src, in_sb, static_cast<int>(c), dst, whole, stream);
           }
           const int64_t a0 = p0 + whole;
           move_tile(src + whole, int64_t{1}, in_sb, dst + whole * c, c, int64_t{1}, len - whole, c,
@@ -338,7 +366,11 @@ bool move_packed_rows(const FastDims& f, const BatchIndexer& batch, const T* in,
         } else {
           const T* src = in + in_off + p0 * c;
           T* dst = out + out_off + p0;
-          unpack_rows_avx512(src, static_cast<int>(c), dst, out_sa, whole, stream);
+          if (route == PackedRoute::kPermutes) {
+            unpack_rows_avx512(src, static_cast<int>(c), dst, out_sa, whole, stream);
+          } else {
+            unpack_rows_by_shuffles(src, static_cast<int>(c), dst, out_sa, whole, stream);
+          }
           const int64_t b0 = p0 + whole;
           move_tile(src + whole * c, int64_t{1}, c, dst + whole, out_sa, int64_t{1}, c, len - whole,
                     (size_a - 1) + (size_b - 1 - b0) * in_sb);

@@ -1,15 +1,20 @@
-// Packed narrow rows by lane permutes (AVX-512): the transposes whose short side is a handful of
-// elements lying back to back, as NCHW <-> NHWC of 2 to 16 channels and pixel shuffle are.
+// Packed narrow rows: the transposes whose short side is a handful of elements lying back to
+// back, as NCHW <-> NHWC of 2 to 16 channels and pixel shuffle are.
 //
 // Packing (NCHW -> NHWC): c input rows, each a run of pixels, become one run of c-element groups.
-// Unpacking (NHWC -> NCHW): the reverse. Either way c 64-byte registers of input become c 64-byte
-// registers of output, each output lane drawn from one lane of one input register, by two-table
-// permutes (vpermt2b/w/d/q), with no masks and no stores narrower than 64 bytes:
-// * c a power of two: a network of log2(c) stages, each taking register pairs apart into even and
-//   odd elements (unpack) or interleaving their halves (pack): log2(c) permutes per register.
-// * any other c: each output register by a chain, whose first permute takes the lanes of input
-//   registers 0 and 1 and each later one keeps what it has and adds one more input register's:
-//   c - 1 permutes per register.
+// Unpacking (NHWC -> NCHW): the reverse. Either way c registers of input become c registers of
+// output, each output lane drawn from one lane of one input register (lane_source below). Two
+// ways to draw them:
+// * AVX-512 (packed_rows_avx512.cpp): 64-byte registers, by two-table permutes
+//   (vpermt2b/w/d/q), with no masks and no stores narrower than 64 bytes:
+//   - c a power of two: a network of log2(c) stages, each taking register pairs apart into even
+//     and odd elements (unpack) or interleaving their halves (pack): log2(c) permutes per register.
+//   - any other c: each output register by a chain, whose first permute takes the lanes of input
+//     registers 0 and 1 and each later one keeps what it has and adds one more input register's:
+//     c - 1 permutes per register.
+// * SSSE3 (packed_rows_ssse3.cpp), for CPUs without AVX-512 (or without VBMI, for bytes): 16-byte
+//   registers, each output register the OR of byte shuffles (pshufb) of the input registers it
+//   draws on, min(c, lanes) of them.
 // The blocks cut short along one side that these plans took before stored 3-12 bytes at a time
 // (an RGB pixel's 3 bytes of int8 NCHW -> NHWC, 10 GB/s on the 2-core Zen 5 VM).
 #pragma once
@@ -18,17 +23,38 @@
 
 namespace torch_transpose {
 
+enum class PackDirection { kPack = 0, kUnpack = 1 };
+
+// Where lane i of output register o comes from: {input register, lane}, for c rows in registers
+// of `lanes` elements. Packed element q is row q % c's element q / c; packed registers hold
+// packed elements in order, and output register o of an unpack is row o.
+struct LaneSource {
+  int reg, lane;
+};
+constexpr LaneSource lane_source(PackDirection d, int lanes, int c, int o, int i) {
+  if (d == PackDirection::kPack) {
+    const int q = o * lanes + i;
+    return {q % c, q / c};
+  }
+  const int q = i * c + o;
+  return {q / lanes, q % lanes};
+}
+
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define TORCH_TRANSPOSE_HAVE_AVX512_PACKED_ROWS 1
+#define TORCH_TRANSPOSE_HAVE_SHUFFLED_PACKED_ROWS 1
 
-// The most rows a pack or unpack takes (at most 64 bytes / element size, too: every output
-// register then draws on every input register).
+// The most rows a pack or unpack takes (for the permutes, at most 64 bytes / element size too:
+// every output register then draws on every input register).
 constexpr int kMaxPackedRows = 16;
+
+// TORCH_TRANSPOSE_CPU_PACKED_ROWS=0 sends every packed plan to the tiles (tests of the older
+// paths, A/B runs); read once.
+bool cpu_packed_rows_enabled();
 
 // Whether pack_rows_avx512 / unpack_rows_avx512 take c rows of elements of this size on this CPU:
 // 2 <= c <= min(kMaxPackedRows, 64 / element_bytes), AVX-512F and BW (cpu_avx512_blocks_enabled),
-// and for 1-byte elements AVX-512 VBMI (the byte permute). TORCH_TRANSPOSE_CPU_PACKED_ROWS=0 turns
-// them off (tests of the older paths, A/B runs).
+// and for 1-byte elements AVX-512 VBMI (the byte permute); cpu_packed_rows_enabled.
 bool cpu_packs_rows(int element_bytes, int64_t c);
 
 // dst[p * c + j] = src[j * src_stride + p] for j < c and p < n; n a multiple of 64 / sizeof(T).
@@ -41,6 +67,17 @@ void pack_rows_avx512(const T* src, int64_t src_stride, int c, T* dst, int64_t n
 // stream: streaming stores (dst and dst_stride on 64-byte lines; the caller fences).
 template <typename T>
 void unpack_rows_avx512(const T* src, int c, T* dst, int64_t dst_stride, int64_t n, bool stream);
+
+// Whether pack_rows_by_shuffles / unpack_rows_by_shuffles take c rows of elements of this size on
+// this CPU: 2 <= c <= kMaxPackedRows, 1-, 2-, 4- or 8-byte elements, SSSE3, and the switch on.
+bool cpu_shuffles_rows(int element_bytes, int64_t c);
+
+// As pack_rows_avx512 and unpack_rows_avx512, by 16-byte shuffles: n a multiple of 16 /
+// sizeof(T); stream: streaming stores (dst, and for an unpack dst_stride, on 16-byte boundaries).
+template <typename T>
+void pack_rows_by_shuffles(const T* src, int64_t src_stride, int c, T* dst, int64_t n, bool stream);
+template <typename T>
+void unpack_rows_by_shuffles(const T* src, int c, T* dst, int64_t dst_stride, int64_t n, bool stream);
 #endif
 
 }  // namespace torch_transpose

@@ -13,7 +13,6 @@
 
 #include <algorithm>
 #include <mutex>
-#include <utility>
 #include <vector>
 
 #include "../env_switch.h"
@@ -25,8 +24,13 @@
 
 namespace torch_transpose {
 
+bool cpu_packed_rows_enabled() {
+  static const bool enabled = !env_switched_off("TORCH_TRANSPOSE_CPU_PACKED_ROWS");
+  return enabled;
+}
+
 bool cpu_packs_rows(int element_bytes, int64_t c) {
-  static const bool enabled = !env_switched_off("TORCH_TRANSPOSE_CPU_PACKED_ROWS") && cpu_avx512_blocks_enabled();
+  static const bool enabled = cpu_packed_rows_enabled() && cpu_avx512_blocks_enabled();
   static const bool byte_permutes = [] {
     __builtin_cpu_init();
     return __builtin_cpu_supports("avx512vbmi") != 0;
@@ -38,18 +42,7 @@ bool cpu_packs_rows(int element_bytes, int64_t c) {
 
 namespace {
 
-enum class Direction { kPack = 0, kUnpack = 1 };
-
-// Where lane i of output register o comes from: (input register, lane), for c rows of kLanes.
-// Packed element q is row q % c's element q / c.
-std::pair<int, int> lane_source(Direction d, int lanes, int c, int o, int i) {
-  if (d == Direction::kPack) {
-    const int q = o * lanes + i;  // output registers hold packed elements in order
-    return {q % c, q / c};
-  }
-  const int q = i * c + o;  // output register o is row o: its element i is packed element i c + o
-  return {q / lanes, q % lanes};
-}
+using Direction = PackDirection;
 
 // The permute indices: for each output register, c - 1 steps of 64 bytes (an index lane as wide
 // as an element; the permutes read its low bits). Step 0 takes input registers 0 and 1 (an index
@@ -62,7 +55,7 @@ std::vector<T> make_lane_table(Direction d, int c) {
   for (int o = 0; o < c; ++o) {
     T* steps = table.data() + static_cast<size_t>(o) * (c - 1) * kLanes;
     for (int i = 0; i < kLanes; ++i) {
-      const auto [reg, lane] = lane_source(d, kLanes, c, o, i);
+      const auto [reg, lane] = lane_source(d, kLanes, c, o, i);  // (packed_rows.h)
       steps[i] = static_cast<T>(reg == 0 ? lane : reg == 1 ? kLanes + lane : 0);
       for (int k = 1; k < c - 1; ++k) steps[k * kLanes + i] = static_cast<T>(reg == k + 1 ? kLanes + lane : i);
     }
