@@ -161,13 +161,15 @@ def test_packed_rows_without_avx512():
 
 
 def test_short_row_copies_of_every_length(device):
-    # Row copies of 1-513 bytes: on the CPU rows under 256 bytes are copied inline in pieces of
-    # 64 bytes and a last piece that ends at the row's end, or two overlapping pieces of 32, 16,
-    # 8 or 4 bytes (row_copy_avx512.cpp; memcpy for longer rows, and for all without AVX-512:
+    # Row copies of 1-8193 bytes: on the CPU rows under 8 KiB into outputs that stay in cache
+    # (under 256 bytes into larger ones) are copied inline in pieces of 64 bytes and a last piece
+    # that ends at the row's end, or two overlapping pieces of 32, 16, 8 or 4 bytes
+    # (row_copy_avx512.cpp; memcpy for longer rows, and for all without AVX-512:
     # test_row_copies_without_avx512). Into
     # a guarded view whose rows have guard bytes on both sides. Then batches of thousands of rows
     # over three batch dims, split between threads mid-dim, where each thread's cursor starts.
-    for n in [1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 127, 128, 129, 200, 256, 257, 320, 513]:
+    for n in [1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 127, 128, 129, 200, 256, 257, 320, 513,
+              1000, 1024, 4097, 8191, 8192, 8193]:
         check_fresh_and_guarded_outputs(random_bits((3, 5, n), torch.uint8, device), (1, 0, 2))
     check_fresh_and_guarded_outputs(random_bits((24, 50, 3, 8), torch.uint8, device), (2, 0, 1, 3))
     check_fresh_and_guarded_outputs(random_bits((7, 300, 5, 12), torch.bfloat16, device), (1, 2, 0, 3))

@@ -430,13 +430,14 @@ void copy_rows(const LayoutPlan& plan, const T* in, T* out) {
   // Rows of one chunk only: chunks of long rows kept memcpy, which streamed ran slower (fp32
   // 64x4x65536 (1, 0, 2): 1.07-1.11x eager's copy_ against memcpy's 1.24-1.38).
   const bool stream = chunks == 1 && use_streaming_rows(batch, n, in_sb, out_sb, out);
+  const int64_t inline_below = batch.count() * n * e < kRowStreamingMinBytes ? kInlineRowBytesInCache : kInlineRowBytes;
   at::parallel_for(0, total, grain, [&](int64_t begin, int64_t end) {
     if (chunks == 1) {
       // Rows of one chunk, often short (row_copy.h): the cursor steps from row to row without
-      // dividing, and short or streamed contiguous rows are copied inline where the CPU has
-      // AVX-512 (without it, streamed rows go by memcpy too).
+      // dividing, and short (in cache: under 8 KiB) or streamed contiguous rows are copied inline
+      // where the CPU has AVX-512 (without it, streamed rows go by memcpy too).
 #if defined(TORCH_TRANSPOSE_HAVE_AVX512_ROW_COPY)
-      if (in_sb == 1 && out_sb == 1 && (stream || n * e < kInlineRowBytes) && cpu_avx512_blocks_enabled()) {
+      if (in_sb == 1 && out_sb == 1 && (stream || n * e < inline_below) && cpu_avx512_blocks_enabled()) {
         copy_rows_avx512(reinterpret_cast<const unsigned char*>(in), reinterpret_cast<unsigned char*>(out), e, n * e,
                          batch, begin, end, stream);
         return;
