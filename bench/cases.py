@@ -11,7 +11,7 @@ import torch
 
 DTYPES = {
     "fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16, "int8": torch.int8,
-    "fp8": torch.float8_e4m3fn, "fp64": torch.float64, "complex64": torch.complex64,
+    "fp8": torch.float8_e4m3fn, "fp64": torch.float64, "complex64": torch.complex64, "complex128": torch.complex128,
 }
 
 

@@ -145,9 +145,25 @@ def test_large_packed_rows(device, dtype):
         check_permute_into_view(x, dims, rows, rows[..., guard:-guard])
 
 
+def test_packed_rows_of_16_byte_elements(device):
+    # complex128 NCHW -> NHWC and back of 2 to 16 channels: on the CPU packs move 16-byte
+    # elements one by one along runs of the long side (pack_elements, C fixed at compile time),
+    # unpacks go by tiles. Planes of 135 and 640 elements; into a fresh tensor, a packed view
+    # between guard elements and a view one element in from every edge.
+    for c in range(2, 17):
+        for hw in ((9, 15), (16, 40)):
+            for shape, dims in (((2, c, *hw), (0, 2, 3, 1)), ((2, *hw, c), (0, 3, 1, 2))):
+                x = random_bits(shape, torch.complex128, device)
+                check_fresh_and_guarded_outputs(x, dims)
+                expected = reference(x, dims)
+                buf = poisoned((expected.numel() + 8,), torch.complex128, device)
+                check_permute_into_view(x, dims, buf, buf[4:4 + expected.numel()].view(expected.shape))
+
+
 def test_packed_rows_switched_off():
     run_file_with_switches(__file__, {"TORCH_TRANSPOSE_CPU_PACKED_ROWS": "0"},
-                           "(test_packed_rows_of_every_channel_count or test_large_packed_rows) and cpu", 6)
+                           "(test_packed_rows_of_every_channel_count or test_large_packed_rows or "
+                           "test_packed_rows_of_16_byte_elements) and cpu", 7)
 
 
 def test_packed_rows_without_avx512():

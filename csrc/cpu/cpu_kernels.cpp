@@ -6,6 +6,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "../env_switch.h"
 #include "../kernels.h"
 #include "../plan/batch_cursor.h"
 #include "../plan/batch_indexer.h"
@@ -24,6 +25,12 @@
 #endif
 
 namespace torch_transpose {
+
+bool cpu_packed_rows_enabled() {
+  static const bool enabled = !env_switched_off("TORCH_TRANSPOSE_CPU_PACKED_ROWS");
+  return enabled;
+}
+
 namespace {
 
 struct Bytes16 {
@@ -288,24 +295,74 @@ bool shuffles_pay(int64_t c, bool unpack) {
 }
 #endif
 
-// How a packed plan moves its whole registers, if it is one (move_packed_rows).
-enum class PackedRoute { kNone, kInterleave, kPermutes, kShuffles };
+// How a packed plan moves its whole registers, if it is one (move_packed_rows). 16-byte
+// elements (complex128) are a register each: element moves (packs only).
+enum class PackedRoute { kNone, kInterleave, kPermutes, kShuffles, kElementMoves };
 
 // Packs of 2, 4 or 8 elements that fit a 16-byte vector interleave (simd_transpose.h: log2(c)
 // unpacks a register) on every CPU; the rest take the permutes on CPUs that run them, by their
-// rule, else the shuffles.
+// rule, else the shuffles. Packs of 16-byte elements move them one by one, up to kMaxPackedRows
+// rows; their unpacks stay on the tiles. 2-core Zen 5 VM, eager's time over ours, tiles ->
+// element moves (bench/NOTES.md, CPU v8): complex128 NCHW -> NHWC of 3 channels 0.58-0.72 ->
+// 1.01-1.03, of 2 0.56-0.80 -> 1.30-1.43, of 8 1.12-1.20 -> 1.33-1.65; but NHWC -> NCHW of 3 and 4
+// 1.29-2.61 -> 1.23-1.55, of 12 and 16 level.
 template <typename T>
 PackedRoute packed_route(int64_t c, bool unpack) {
+  if (!cpu_packed_rows_enabled()) return PackedRoute::kNone;
+  if constexpr (sizeof(T) == 16) {
+    return !unpack && c >= 2 && c <= kMaxPackedRows ? PackedRoute::kElementMoves : PackedRoute::kNone;
+  }
 #if defined(TORCH_TRANSPOSE_HAVE_SHUFFLED_PACKED_ROWS)
   if constexpr (sizeof(T) <= 8) {
-    if (!cpu_packed_rows_enabled()) return PackedRoute::kNone;
     if (!unpack && interleaves<T>(c)) return PackedRoute::kInterleave;
     if (cpu_packs_rows(sizeof(T), c)) return permutes_pay<T>(c, unpack) ? PackedRoute::kPermutes : PackedRoute::kNone;
     if (cpu_shuffles_rows(sizeof(T), c) && shuffles_pay<T>(c, unpack)) return PackedRoute::kShuffles;
   }
 #endif
-  (void)c, (void)unpack;
+  (void)unpack;
   return PackedRoute::kNone;
+}
+
+// n elements of each of C rows packed by element moves (row j at src + j src_stride, packed at
+// dst). C is a compile-time constant: with c read at run time, complex128 NCHW -> NHWC of 3
+// channels ran at 0.65-0.70 of eager, no faster than the tiles.
+template <int C, typename T>
+void pack_elements(const T* src, int64_t src_stride, T* dst, int64_t n) {
+  const T* rows[C];
+  for (int j = 0; j < C; ++j) rows[j] = src + j * src_stride;
+  for (int64_t p = 0; p < n; ++p, dst += C) {
+#pragma GCC unroll 16
+    for (int j = 0; j < C; ++j) dst[j] = rows[j][p];
+  }
+}
+
+// pack_elements for a run-time c (2 <= c <= kMaxPackedRows).
+template <typename T, int C = 2>
+void pack_elements(const T* src, int64_t src_stride, int64_t c, T* dst, int64_t n) {
+  if constexpr (C <= kMaxPackedRows) {
+    if (c == C) return pack_elements<C>(src, src_stride, dst, n);
+    pack_elements<T, C + 1>(src, src_stride, c, dst, n);
+  }
+}
+
+// Whole registers of a run along the route (whole: a multiple of its lanes).
+template <typename T>
+void move_packed_registers(PackedRoute route, const T* src, int64_t src_stride, int64_t c, T* dst, int64_t dst_stride,
+                           int64_t whole, bool pack, bool stream) {
+  if (route == PackedRoute::kElementMoves) return pack_elements(src, src_stride, c, dst, whole);  // packs only
+#if defined(TORCH_TRANSPOSE_HAVE_SHUFFLED_PACKED_ROWS)
+  if constexpr (sizeof(T) <= 8) {
+    const int rows = static_cast<int>(c);
+    if (route == PackedRoute::kInterleave) return interleave_rows(src, src_stride, rows, dst, whole);
+    if (route == PackedRoute::kPermutes) {
+      return pack ? pack_rows_avx512(src, src_stride, rows, dst, whole, stream)
+                  : unpack_rows_avx512(src, rows, dst, dst_stride, whole, stream);
+    }
+    return pack ? pack_rows_by_shuffles(src, src_stride, rows, dst, whole, stream)
+                : unpack_rows_by_shuffles(src, rows, dst, dst_stride, whole, stream);
+  }
+#endif
+  (void)stream;
 }
 
 // Transposes whose short side is c (2-16) elements lying back to back on one side, the other
@@ -319,70 +376,56 @@ constexpr int64_t kPackedRun = 4096;  // elements along the long side per task: 
 
 template <typename T>
 bool move_packed_rows(const FastDims& f, const BatchIndexer& batch, const T* in, T* out) {
-#if defined(TORCH_TRANSPOSE_HAVE_SHUFFLED_PACKED_ROWS)
-  if constexpr (sizeof(T) <= 8) {
-    if (f.in_sa != 1 || f.out_sb != 1) return false;
-    // Pack: output rows of c = size_b elements back to back (out_sa == c). Unpack: input rows of
-    // c = size_a elements back to back (in_sb == c). Each needs a register's lanes along the long
-    // side (64 bytes for the permutes, 16 for the rest).
-    auto lanes_of = [](PackedRoute route) -> int64_t { return (route == PackedRoute::kPermutes ? 64 : 16) / sizeof(T); };
-    PackedRoute route = f.out_sa == f.size_b ? packed_route<T>(f.size_b, false) : PackedRoute::kNone;
-    const bool pack = route != PackedRoute::kNone && f.size_a >= lanes_of(route);
-    if (!pack) route = f.in_sb == f.size_a ? packed_route<T>(f.size_a, true) : PackedRoute::kNone;
-    if (!pack && (route == PackedRoute::kNone || f.size_b < lanes_of(route))) return false;
-    const int64_t lanes = lanes_of(route);
-    const int64_t c = pack ? f.size_b : f.size_a, n = pack ? f.size_a : f.size_b;
-    const int64_t runs = (n + kPackedRun - 1) / kPackedRun;
-    // Outputs of kRowStreamingMinBytes or more are streamed where every register's store is a
-    // whole line (64-byte registers) or within one (16-byte ones): batch items on lines, and for
-    // an unpack the output rows too (a pack's runs start kPackedRun groups apart). From 8 MiB, as
-    // tiles stream, bf16 NCHW -> NHWC 32x3x224x224 (9.6 MB) lost 2x; int8 NHWC -> NCHW
-    // 256x224x224x3 (38 MB) gained 1.3-1.9x (CPU v7). Interleaves store plainly.
-    constexpr int64_t e = sizeof(T);
-    const bool large = batch.count() * f.size_a * f.size_b * e >= kRowStreamingMinBytes;
-    const bool stream = large && route != PackedRoute::kInterleave && batch_on_lines(batch, out, e) &&
-                        (pack || (f.out_sa * e) % 64 == 0);
-    const int64_t size_a = f.size_a, size_b = f.size_b, in_sb = f.in_sb, out_sa = f.out_sa;
-    at::parallel_for(0, batch.count() * runs, 1, [&](int64_t begin, int64_t end) {
-      for (int64_t t = begin; t < end; ++t) {
-        int64_t in_off, out_off;
-        batch.offsets(t / runs, in_off, out_off);
-        const int64_t p0 = (t % runs) * kPackedRun, len = std::min(kPackedRun, n - p0), whole = len / lanes * lanes;
-        // The tail past the last whole register (and every element of it, for a run of one
-        // short plane) by move_tile; `readable` as in transpose_tiles_of.
-        if (pack) {
-          const T* src = in + in_off + p0;
-          T* dst = out + out_off + p0 * c;
-          if (route == PackedRoute::kInterleave) {
-            interleave_rows(src, in_sb, static_cast<int>(c), dst, whole);
-          } else if (route == PackedRoute::kPermutes) {
-            pack_rows_avx512(src, in_sb, static_cast<int>(c), dst, whole, stream);
-          } else {
-            pack_rows_by_shuffles(src, in_sb, static_cast<int>(c), dst, whole, stream);
-          }
-          const int64_t a0 = p0 + whole;
-          move_tile(src + whole, int64_t{1}, in_sb, dst + whole * c, c, int64_t{1}, len - whole, c,
-                    (size_a - 1 - a0) + (size_b - 1) * in_sb);
-        } else {
-          const T* src = in + in_off + p0 * c;
-          T* dst = out + out_off + p0;
-          if (route == PackedRoute::kPermutes) {
-            unpack_rows_avx512(src, static_cast<int>(c), dst, out_sa, whole, stream);
-          } else {
-            unpack_rows_by_shuffles(src, static_cast<int>(c), dst, out_sa, whole, stream);
-          }
-          const int64_t b0 = p0 + whole;
-          move_tile(src + whole * c, int64_t{1}, c, dst + whole, out_sa, int64_t{1}, c, len - whole,
-                    (size_a - 1) + (size_b - 1 - b0) * in_sb);
-        }
+  if (f.in_sa != 1 || f.out_sb != 1) return false;
+  // Pack: output rows of c = size_b elements back to back (out_sa == c). Unpack: input rows of
+  // c = size_a elements back to back (in_sb == c). Each needs a register's lanes along the long
+  // side (64 bytes for the permutes, 16 for the rest).
+  auto lanes_of = [](PackedRoute route) -> int64_t {
+    return std::max<int64_t>(1, (route == PackedRoute::kPermutes ? 64 : 16) / static_cast<int64_t>(sizeof(T)));
+  };
+  PackedRoute route = f.out_sa == f.size_b ? packed_route<T>(f.size_b, false) : PackedRoute::kNone;
+  const bool pack = route != PackedRoute::kNone && f.size_a >= lanes_of(route);
+  if (!pack) route = f.in_sb == f.size_a ? packed_route<T>(f.size_a, true) : PackedRoute::kNone;
+  if (!pack && (route == PackedRoute::kNone || f.size_b < lanes_of(route))) return false;
+  const int64_t lanes = lanes_of(route);
+  const int64_t c = pack ? f.size_b : f.size_a, n = pack ? f.size_a : f.size_b;
+  const int64_t runs = (n + kPackedRun - 1) / kPackedRun;
+  // Outputs of kRowStreamingMinBytes or more are streamed where every register's store is a
+  // whole line (64-byte registers) or within one (16-byte ones): batch items on lines, and for
+  // an unpack the output rows too (a pack's runs start kPackedRun groups apart). From 8 MiB, as
+  // tiles stream, bf16 NCHW -> NHWC 32x3x224x224 (9.6 MB) lost 2x; int8 NHWC -> NCHW
+  // 256x224x224x3 (38 MB) gained 1.3-1.9x (CPU v7). Interleaves and element moves store plainly.
+  constexpr int64_t e = sizeof(T);
+  const bool large = batch.count() * f.size_a * f.size_b * e >= kRowStreamingMinBytes;
+  const bool stream = large && (route == PackedRoute::kPermutes || route == PackedRoute::kShuffles) &&
+                      batch_on_lines(batch, out, e) && (pack || (f.out_sa * e) % 64 == 0);
+  const int64_t size_a = f.size_a, size_b = f.size_b, in_sb = f.in_sb, out_sa = f.out_sa;
+  at::parallel_for(0, batch.count() * runs, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t t = begin; t < end; ++t) {
+      int64_t in_off, out_off;
+      batch.offsets(t / runs, in_off, out_off);
+      const int64_t p0 = (t % runs) * kPackedRun, len = std::min(kPackedRun, n - p0), whole = len / lanes * lanes;
+      // The tail past the last whole register (and every element of it, for a run of one
+      // short plane) by move_tile; `readable` as in transpose_tiles_of.
+      if (pack) {
+        const T* src = in + in_off + p0;
+        T* dst = out + out_off + p0 * c;
+        move_packed_registers(route, src, in_sb, c, dst, int64_t{0}, whole, true, stream);
+        const int64_t a0 = p0 + whole;
+        move_tile(src + whole, int64_t{1}, in_sb, dst + whole * c, c, int64_t{1}, len - whole, c,
+                  (size_a - 1 - a0) + (size_b - 1) * in_sb);
+      } else {
+        const T* src = in + in_off + p0 * c;
+        T* dst = out + out_off + p0;
+        move_packed_registers(route, src, int64_t{0}, c, dst, out_sa, whole, false, stream);
+        const int64_t b0 = p0 + whole;
+        move_tile(src + whole * c, int64_t{1}, c, dst + whole, out_sa, int64_t{1}, c, len - whole,
+                  (size_a - 1) + (size_b - 1 - b0) * in_sb);
       }
-      if (stream) streaming_store_fence();
-    });
-    return true;
-  }
-#endif
-  (void)f, (void)batch, (void)in, (void)out;
-  return false;
+    }
+    if (stream) streaming_store_fence();
+  });
+  return true;
 }
 
 template <typename T>

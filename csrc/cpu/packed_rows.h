@@ -15,6 +15,7 @@
 // * SSSE3 (packed_rows_ssse3.cpp), for CPUs without AVX-512 (or without VBMI, for bytes): 16-byte
 //   registers, each output register the OR of byte shuffles (pshufb) of the input registers it
 //   draws on, min(c, lanes) of them.
+// 16-byte elements (complex128) are a register each and move one by one (cpu_kernels.cpp).
 // The blocks cut short along one side that these plans took before stored 3-12 bytes at a time
 // (an RGB pixel's 3 bytes of int8 NCHW -> NHWC, 10 GB/s on the 2-core Zen 5 VM).
 #pragma once
@@ -40,17 +41,17 @@ constexpr LaneSource lane_source(PackDirection d, int lanes, int c, int o, int i
   return {q / lanes, q % lanes};
 }
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define TORCH_TRANSPOSE_HAVE_AVX512_PACKED_ROWS 1
-#define TORCH_TRANSPOSE_HAVE_SHUFFLED_PACKED_ROWS 1
-
 // The most rows a pack or unpack takes (for the permutes, at most 64 bytes / element size too:
 // every output register then draws on every input register).
 constexpr int kMaxPackedRows = 16;
 
 // TORCH_TRANSPOSE_CPU_PACKED_ROWS=0 sends every packed plan to the tiles (tests of the older
-// paths, A/B runs); read once.
+// paths, A/B runs); read once (cpu_kernels.cpp).
 bool cpu_packed_rows_enabled();
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define TORCH_TRANSPOSE_HAVE_AVX512_PACKED_ROWS 1
+#define TORCH_TRANSPOSE_HAVE_SHUFFLED_PACKED_ROWS 1
 
 // Whether pack_rows_avx512 / unpack_rows_avx512 take c rows of elements of this size on this CPU:
 // 2 <= c <= min(kMaxPackedRows, 64 / element_bytes), AVX-512F and BW (cpu_avx512_blocks_enabled),

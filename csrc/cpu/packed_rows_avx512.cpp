@@ -15,7 +15,6 @@
 #include <mutex>
 #include <vector>
 
-#include "../env_switch.h"
 #include "simd_transpose.h"  // cpu_avx512_blocks_enabled
 
 // Every function that permutes carries all three: the byte permute needs VBMI, and the callers
@@ -23,11 +22,6 @@
 #define TT_PACKED_TARGET __attribute__((target("avx512f,avx512bw,avx512vbmi")))
 
 namespace torch_transpose {
-
-bool cpu_packed_rows_enabled() {
-  static const bool enabled = !env_switched_off("TORCH_TRANSPOSE_CPU_PACKED_ROWS");
-  return enabled;
-}
 
 bool cpu_packs_rows(int element_bytes, int64_t c) {
   static const bool enabled = cpu_packed_rows_enabled() && cpu_avx512_blocks_enabled();
