@@ -337,12 +337,9 @@ void pack_elements(const T* src, int64_t src_stride, T* dst, int64_t n) {
 }
 
 // pack_elements for a run-time c (2 <= c <= kMaxPackedRows).
-template <typename T, int C = 2>
+template <typename T>
 void pack_elements(const T* src, int64_t src_stride, int64_t c, T* dst, int64_t n) {
-  if constexpr (C <= kMaxPackedRows) {
-    if (c == C) return pack_elements<C>(src, src_stride, dst, n);
-    pack_elements<T, C + 1>(src, src_stride, c, dst, n);
-  }
+  with_packed_rows<kMaxPackedRows>(c, [&](auto rows) { pack_elements<decltype(rows)::value>(src, src_stride, dst, n); });
 }
 
 // Whole registers of a run along the route (whole: a multiple of its lanes).
@@ -354,12 +351,9 @@ void move_packed_registers(PackedRoute route, const T* src, int64_t src_stride, 
   if constexpr (sizeof(T) <= 8) {
     const int rows = static_cast<int>(c);
     if (route == PackedRoute::kInterleave) return interleave_rows(src, src_stride, rows, dst, whole);
-    if (route == PackedRoute::kPermutes) {
-      return pack ? pack_rows_avx512(src, src_stride, rows, dst, whole, stream)
-                  : unpack_rows_avx512(src, rows, dst, dst_stride, whole, stream);
-    }
-    return pack ? pack_rows_by_shuffles(src, src_stride, rows, dst, whole, stream)
-                : unpack_rows_by_shuffles(src, rows, dst, dst_stride, whole, stream);
+    const PackDirection d = pack ? PackDirection::kPack : PackDirection::kUnpack;
+    if (route == PackedRoute::kPermutes) return move_rows_by_permutes(d, src, src_stride, rows, dst, dst_stride, whole, stream);
+    return move_rows_by_shuffles(d, src, src_stride, rows, dst, dst_stride, whole, stream);
   }
 #endif
   (void)stream;

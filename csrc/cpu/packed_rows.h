@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 namespace torch_transpose {
 
@@ -46,39 +47,62 @@ constexpr LaneSource lane_source(PackDirection d, int lanes, int c, int o, int i
 constexpr int kMaxPackedRows = 16;
 
 // TORCH_TRANSPOSE_CPU_PACKED_ROWS=0 sends every packed plan to the tiles (tests of the older
-// paths, A/B runs); read once (cpu_kernels.cpp).
+// paths, A/B runs); read once (cpu_kernels.cpp). The route (packed_route there) asks it before any
+// of the CPU checks below.
 bool cpu_packed_rows_enabled();
+
+// Calls run(std::integral_constant<int, C>{}) for the C in [2, kMax] equal to c, nothing for any
+// other c: the compile-time row count each packed-row kernel is instantiated for.
+template <int kMax, int C = 2, typename Run>
+void with_packed_rows(int64_t c, Run&& run) {
+  if constexpr (C <= kMax) {
+    if (c == C) return run(std::integral_constant<int, C>{});
+    with_packed_rows<kMax, C + 1>(c, run);
+  }
+}
+
+// with_packed_rows with the direction and streaming as compile-time constants too: calls
+// run(rows, direction, streamed), each a std::integral_constant (int, PackDirection, bool).
+template <int kMax, typename Run>
+void with_packed_kernel(PackDirection d, int64_t c, bool stream, Run&& run) {
+  with_packed_rows<kMax>(c, [&](auto rows) {
+    using Pack = std::integral_constant<PackDirection, PackDirection::kPack>;
+    using Unpack = std::integral_constant<PackDirection, PackDirection::kUnpack>;
+    if (d == PackDirection::kPack) {
+      stream ? run(rows, Pack{}, std::true_type{}) : run(rows, Pack{}, std::false_type{});
+    } else {
+      stream ? run(rows, Unpack{}, std::true_type{}) : run(rows, Unpack{}, std::false_type{});
+    }
+  });
+}
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define TORCH_TRANSPOSE_HAVE_AVX512_PACKED_ROWS 1
 #define TORCH_TRANSPOSE_HAVE_SHUFFLED_PACKED_ROWS 1
 
-// Whether pack_rows_avx512 / unpack_rows_avx512 take c rows of elements of this size on this CPU:
+// Whether move_rows_by_permutes takes c rows of elements of this size on this CPU:
 // 2 <= c <= min(kMaxPackedRows, 64 / element_bytes), AVX-512F and BW (cpu_avx512_blocks_enabled),
-// and for 1-byte elements AVX-512 VBMI (the byte permute); cpu_packed_rows_enabled.
+// and for 1-byte elements AVX-512 VBMI (the byte permute).
 bool cpu_packs_rows(int element_bytes, int64_t c);
 
-// dst[p * c + j] = src[j * src_stride + p] for j < c and p < n; n a multiple of 64 / sizeof(T).
-// Instantiated for uint8_t, uint16_t, uint32_t and uint64_t. Only when cpu_packs_rows holds.
-// stream: streaming stores (dst on a 64-byte line; the caller fences, streaming_store.h).
+// n elements of each of c rows (n a multiple of 64 / sizeof(T)), by AVX-512 permutes. kPack:
+// dst[p * c + j] = src[j * src_stride + p] (dst_stride unused); kUnpack: dst[j * dst_stride + p]
+// = src[p * c + j] (src_stride unused); j < c, p < n. Instantiated for uint8_t, uint16_t,
+// uint32_t and uint64_t; only where cpu_packs_rows holds. stream: streaming stores (dst, and for
+// an unpack dst_stride, on 64-byte lines; the caller fences, streaming_store.h).
 template <typename T>
-void pack_rows_avx512(const T* src, int64_t src_stride, int c, T* dst, int64_t n, bool stream);
+void move_rows_by_permutes(PackDirection d, const T* src, int64_t src_stride, int c, T* dst, int64_t dst_stride,
+                           int64_t n, bool stream);
 
-// dst[j * dst_stride + p] = src[p * c + j] for j < c and p < n; n a multiple of 64 / sizeof(T).
-// stream: streaming stores (dst and dst_stride on 64-byte lines; the caller fences).
-template <typename T>
-void unpack_rows_avx512(const T* src, int c, T* dst, int64_t dst_stride, int64_t n, bool stream);
-
-// Whether pack_rows_by_shuffles / unpack_rows_by_shuffles take c rows of elements of this size on
-// this CPU: 2 <= c <= kMaxPackedRows, 1-, 2-, 4- or 8-byte elements, SSSE3, and the switch on.
+// Whether move_rows_by_shuffles takes c rows of elements of this size on this CPU:
+// 2 <= c <= kMaxPackedRows, 1-, 2-, 4- or 8-byte elements, SSSE3.
 bool cpu_shuffles_rows(int element_bytes, int64_t c);
 
-// As pack_rows_avx512 and unpack_rows_avx512, by 16-byte shuffles: n a multiple of 16 /
-// sizeof(T); stream: streaming stores (dst, and for an unpack dst_stride, on 16-byte boundaries).
+// As move_rows_by_permutes, by 16-byte shuffles: n a multiple of 16 / sizeof(T); stream:
+// streaming stores (dst, and for an unpack dst_stride, on 16-byte boundaries).
 template <typename T>
-void pack_rows_by_shuffles(const T* src, int64_t src_stride, int c, T* dst, int64_t n, bool stream);
-template <typename T>
-void unpack_rows_by_shuffles(const T* src, int c, T* dst, int64_t dst_stride, int64_t n, bool stream);
+void move_rows_by_shuffles(PackDirection d, const T* src, int64_t src_stride, int c, T* dst, int64_t dst_stride,
+                           int64_t n, bool stream);
 #endif
 
 }  // namespace torch_transpose

@@ -24,7 +24,7 @@
 namespace torch_transpose {
 
 bool cpu_packs_rows(int element_bytes, int64_t c) {
-  static const bool enabled = cpu_packed_rows_enabled() && cpu_avx512_blocks_enabled();
+  static const bool enabled = cpu_avx512_blocks_enabled();
   static const bool byte_permutes = [] {
     __builtin_cpu_init();
     return __builtin_cpu_supports("avx512vbmi") != 0;
@@ -199,43 +199,23 @@ TT_PACKED_TARGET __attribute__((noinline)) void move_registers(const T* src, int
   }
 }
 
-// The instantiation for a run-time c (2 <= c <= min(kMaxPackedRows, lanes): cpu_packs_rows).
-template <typename T, int C = 2, typename Run>
-void with_rows(int c, Run&& run) {
-  if constexpr (C <= kMaxPackedRows && C <= 64 / static_cast<int>(sizeof(T))) {
-    if (c == C) return run(std::integral_constant<int, C>{});
-    with_rows<T, C + 1>(c, run);
-  }
-}
-
 }  // namespace
 
+// For a run-time direction and c (2 <= c <= min(kMaxPackedRows, lanes): cpu_packs_rows).
 template <typename T>
-void pack_rows_avx512(const T* src, int64_t src_stride, int c, T* dst, int64_t n, bool stream) {
-  with_rows<T>(c, [&](auto rows) {
+void move_rows_by_permutes(PackDirection d, const T* src, int64_t src_stride, int c, T* dst, int64_t dst_stride, int64_t n,
+                           bool stream) {
+  constexpr int kMax = std::min(kMaxPackedRows, 64 / static_cast<int>(sizeof(T)));
+  with_packed_kernel<kMax>(d, c, stream, [&](auto rows, auto direction, auto streamed) {
     constexpr int kC = decltype(rows)::value;
-    stream ? move_registers<T, kC, Direction::kPack, true>(src, src_stride, dst, 0, n)
-           : move_registers<T, kC, Direction::kPack, false>(src, src_stride, dst, 0, n);
+    move_registers<T, kC, decltype(direction)::value, decltype(streamed)::value>(src, src_stride, dst, dst_stride, n);
   });
 }
 
-template <typename T>
-void unpack_rows_avx512(const T* src, int c, T* dst, int64_t dst_stride, int64_t n, bool stream) {
-  with_rows<T>(c, [&](auto rows) {
-    constexpr int kC = decltype(rows)::value;
-    stream ? move_registers<T, kC, Direction::kUnpack, true>(src, 0, dst, dst_stride, n)
-           : move_registers<T, kC, Direction::kUnpack, false>(src, 0, dst, dst_stride, n);
-  });
-}
-
-template void pack_rows_avx512(const uint8_t*, int64_t, int, uint8_t*, int64_t, bool);
-template void pack_rows_avx512(const uint16_t*, int64_t, int, uint16_t*, int64_t, bool);
-template void pack_rows_avx512(const uint32_t*, int64_t, int, uint32_t*, int64_t, bool);
-template void pack_rows_avx512(const uint64_t*, int64_t, int, uint64_t*, int64_t, bool);
-template void unpack_rows_avx512(const uint8_t*, int, uint8_t*, int64_t, int64_t, bool);
-template void unpack_rows_avx512(const uint16_t*, int, uint16_t*, int64_t, int64_t, bool);
-template void unpack_rows_avx512(const uint32_t*, int, uint32_t*, int64_t, int64_t, bool);
-template void unpack_rows_avx512(const uint64_t*, int, uint64_t*, int64_t, int64_t, bool);
+template void move_rows_by_permutes(PackDirection, const uint8_t*, int64_t, int, uint8_t*, int64_t, int64_t, bool);
+template void move_rows_by_permutes(PackDirection, const uint16_t*, int64_t, int, uint16_t*, int64_t, int64_t, bool);
+template void move_rows_by_permutes(PackDirection, const uint32_t*, int64_t, int, uint32_t*, int64_t, int64_t, bool);
+template void move_rows_by_permutes(PackDirection, const uint64_t*, int64_t, int, uint64_t*, int64_t, int64_t, bool);
 
 }  // namespace torch_transpose
 #endif

@@ -22,7 +22,7 @@
 namespace torch_transpose {
 
 bool cpu_shuffles_rows(int element_bytes, int64_t c) {
-  static const bool enabled = cpu_packed_rows_enabled() && [] {
+  static const bool enabled = [] {
     __builtin_cpu_init();
     return __builtin_cpu_supports("ssse3") != 0;
   }();
@@ -117,43 +117,22 @@ TT_SHUFFLE_TARGET __attribute__((noinline)) void shuffle_rows(const T* src, int6
   }
 }
 
-// The instantiation for a run-time c (2 <= c <= kMaxPackedRows: cpu_shuffles_rows).
-template <int C = 2, typename Run>
-void with_rows(int c, Run&& run) {
-  if constexpr (C <= kMaxPackedRows) {
-    if (c == C) return run(std::integral_constant<int, C>{});
-    with_rows<C + 1>(c, run);
-  }
-}
-
 }  // namespace
 
+// For a run-time direction and c (2 <= c <= kMaxPackedRows: cpu_shuffles_rows).
 template <typename T>
-void pack_rows_by_shuffles(const T* src, int64_t src_stride, int c, T* dst, int64_t n, bool stream) {
-  with_rows(c, [&](auto rows) {
+void move_rows_by_shuffles(PackDirection d, const T* src, int64_t src_stride, int c, T* dst, int64_t dst_stride, int64_t n,
+                           bool stream) {
+  with_packed_kernel<kMaxPackedRows>(d, c, stream, [&](auto rows, auto direction, auto streamed) {
     constexpr int kC = decltype(rows)::value;
-    stream ? shuffle_rows<T, kC, PackDirection::kPack, true>(src, src_stride, dst, 0, n)
-           : shuffle_rows<T, kC, PackDirection::kPack, false>(src, src_stride, dst, 0, n);
+    shuffle_rows<T, kC, decltype(direction)::value, decltype(streamed)::value>(src, src_stride, dst, dst_stride, n);
   });
 }
 
-template <typename T>
-void unpack_rows_by_shuffles(const T* src, int c, T* dst, int64_t dst_stride, int64_t n, bool stream) {
-  with_rows(c, [&](auto rows) {
-    constexpr int kC = decltype(rows)::value;
-    stream ? shuffle_rows<T, kC, PackDirection::kUnpack, true>(src, 0, dst, dst_stride, n)
-           : shuffle_rows<T, kC, PackDirection::kUnpack, false>(src, 0, dst, dst_stride, n);
-  });
-}
-
-template void pack_rows_by_shuffles(const uint8_t*, int64_t, int, uint8_t*, int64_t, bool);
-template void pack_rows_by_shuffles(const uint16_t*, int64_t, int, uint16_t*, int64_t, bool);
-template void pack_rows_by_shuffles(const uint32_t*, int64_t, int, uint32_t*, int64_t, bool);
-template void pack_rows_by_shuffles(const uint64_t*, int64_t, int, uint64_t*, int64_t, bool);
-template void unpack_rows_by_shuffles(const uint8_t*, int, uint8_t*, int64_t, int64_t, bool);
-template void unpack_rows_by_shuffles(const uint16_t*, int, uint16_t*, int64_t, int64_t, bool);
-template void unpack_rows_by_shuffles(const uint32_t*, int, uint32_t*, int64_t, int64_t, bool);
-template void unpack_rows_by_shuffles(const uint64_t*, int, uint64_t*, int64_t, int64_t, bool);
+template void move_rows_by_shuffles(PackDirection, const uint8_t*, int64_t, int, uint8_t*, int64_t, int64_t, bool);
+template void move_rows_by_shuffles(PackDirection, const uint16_t*, int64_t, int, uint16_t*, int64_t, int64_t, bool);
+template void move_rows_by_shuffles(PackDirection, const uint32_t*, int64_t, int, uint32_t*, int64_t, int64_t, bool);
+template void move_rows_by_shuffles(PackDirection, const uint64_t*, int64_t, int, uint64_t*, int64_t, int64_t, bool);
 
 }  // namespace torch_transpose
 #endif

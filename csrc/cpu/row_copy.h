@@ -28,9 +28,9 @@ constexpr int64_t kInlineRowBytesInCache = 8192;
 
 // Copies rows [begin, end) of `batch` (their element offsets from in and out), each row_bytes
 // bytes long and contiguous on both sides, in AVX-512 moves: rows under kInlineRowBytes (under
-// kInlineRowBytesInCache into outputs that stay in cache) stored plainly, or (stream) rows of whole 64-byte lines of any length, each line written with a
-// streaming store and fenced before the call returns. Only call it when
-// cpu_avx512_blocks_enabled() is true.
+// kInlineRowBytesInCache into outputs that stay in cache) stored plainly, or (stream) rows of
+// whole 64-byte lines of any length, each line written with a streaming store and fenced before
+// the call returns. Only call it when cpu_avx512_blocks_enabled() is true.
 void copy_rows_avx512(const unsigned char* in, unsigned char* out, int64_t element_bytes, int64_t row_bytes,
                       const BatchIndexer& batch, int64_t begin, int64_t end, bool stream);
 #endif
