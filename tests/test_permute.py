@@ -107,13 +107,14 @@ def test_packed_rows_of_every_channel_count(device, dtype):
     # NCHW -> NHWC and NHWC -> NCHW of 2 to 16 channels: on the CPU (AVX-512; VBMI for bytes) c
     # input rows become output rows of c elements back to back by lane permutes of c whole
     # 64-byte registers, and back (packed_rows.h), up to 64 / element size channels (without
-    # AVX-512, test_packed_rows_without_avx512: shuffles of 16-byte registers); planes of
-    # 135 elements leave a tail past the last whole register for the older paths, planes of 640
-    # none. Into a fresh tensor, a contiguous view between guard bytes (still packed) and a view
+    # AVX-512, test_packed_rows_without_avx512: shuffles of 16-byte registers, two a 32-byte
+    # register with AVX2); planes of 135 elements leave a tail past the last whole register for
+    # the older paths, planes of 640 none; planes of 56 (int8, bf16) and 135 (fp32, fp64) are an
+    # odd number of 16-byte registers, the last of which the AVX2 form moves alone. Into a fresh tensor, a contiguous view between guard bytes (still packed) and a view
     # one element in from every edge (rows no longer back to back). TORCH_TRANSPOSE_CPU_PACKED_ROWS=0
     # runs the same on the older paths (test_packed_rows_switched_off).
     for c in range(2, 17):
-        for hw in ((9, 15), (16, 40)):
+        for hw in ((9, 15), (16, 40), (7, 8)):
             for shape, dims in (((2, c, *hw), (0, 2, 3, 1)), ((2, *hw, c), (0, 3, 1, 2))):
                 x = random_bits(shape, dtype, device)
                 check_fresh_and_guarded_outputs(x, dims)
@@ -167,13 +168,21 @@ def test_packed_rows_switched_off():
 
 
 def test_packed_rows_without_avx512():
-    # CPUs without AVX-512 (the switch stands in for one): packed rows by 16-byte shuffles
-    # (packed_rows_ssse3.cpp) for every c, and interleaves for packs of 2, 4 and 8 elements in a
+    # CPUs without AVX-512 (the switch stands in for one): packed rows by 16-byte shuffles, two
+    # a 32-byte register with AVX2 (packed_rows_shuffles.cpp), for every c, and interleaves for packs of 2, 4 and 8 elements in a
     # vector, along the same runs; streamed where the output is 24 MiB or more.
     run_file_with_switches(__file__, {"TORCH_TRANSPOSE_CPU_AVX512": "0"},
                            "(test_packed_rows_of_every_channel_count or test_large_packed_rows or "
                            "test_packed_narrow_output_rows or test_packed_channels_against_whole_vector_planes) and cpu",
                            4 + 2 + 4 + 4 * 8)
+
+
+def test_packed_rows_without_avx2():
+    # CPUs without AVX2 either (the Atoms and Pentiums before 2020, and x86-64 builds that run
+    # under emulators): the same shuffles one 16-byte register at a time.
+    run_file_with_switches(__file__, {"TORCH_TRANSPOSE_CPU_AVX512": "0", "TORCH_TRANSPOSE_CPU_AVX2": "0"},
+                           "(test_packed_rows_of_every_channel_count or test_large_packed_rows or "
+                           "test_packed_channels_against_whole_vector_planes) and cpu", 4 + 2 + 4 * 8)
 
 
 def test_short_row_copies_of_every_length(device):

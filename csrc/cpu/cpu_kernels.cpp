@@ -278,10 +278,11 @@ bool permutes_pay(int64_t c, bool unpack) {
 
 #if defined(TORCH_TRANSPOSE_HAVE_SHUFFLED_PACKED_ROWS)
 // Which packed plans take 16-byte shuffles (packed_rows.h) where the permutes do not run (a CPU
-// without AVX-512, or without VBMI for bytes): up to 8 rows (at most 8 shuffles a register), and
-// packs (one output stream) of 1-byte elements up to 10 rows and of 4- and 8-byte ones up to 12
-// (at most 4 shuffles a register). Beyond that the tiles' SSE2 blocks won. On the 2-core Zen 5 VM
-// with TORCH_TRANSPOSE_CPU_AVX512=0 (bench/NOTES.md, CPU v8), eager's time over ours, tiles ->
+// without AVX-512, or without VBMI for bytes), one problem a 16-byte register (SSSE3; with AVX2,
+// pair_shuffles_pay below): up to 8 rows (at most 8 shuffles a register), and packs (one output
+// stream) of 1-byte elements up to 10 rows and of 4- and 8-byte ones up to 12 (at most 4
+// shuffles a register). Beyond that the tiles' SSE2 blocks won. On the 2-core Zen 5 VM with
+// TORCH_TRANSPOSE_CPU_AVX512=0 (bench/NOTES.md, CPU v8), eager's time over ours, tiles ->
 // shuffles: won int8 c = 3 NCHW -> NHWC 1.34-1.42 -> 17.8-19.1, NHWC -> NCHW 1.8-1.9 -> 9.1-9.5,
 // fp64 c = 3 0.57-0.61 -> 1.8-3.0, int8 c = 9 and 10 packs 2.1-2.8 -> 2.8-3.6, fp32 c = 12 pack
 // 1.1-1.2 -> 2.2-2.3, fp64 c = 8 unpack 1.5 -> 4.1-5.1; lost: bf16 packs of 10 and 12 (2.4-2.9 ->
@@ -292,6 +293,22 @@ bool shuffles_pay(int64_t c, bool unpack) {
   if (c <= 8) return true;
   if (unpack) return false;
   return sizeof(T) == 1 ? c <= 10 : sizeof(T) >= 4 && c <= 12;
+}
+
+// The same for the AVX2 form (two problems a 32-byte register, one shuffle for 32 bytes), which
+// pays for more rows: up to 8 rows; packs of 1- and 2-byte elements to 12, of 4- and 8-byte ones
+// to 16; unpacks of 1-byte elements to 9, of 8-byte ones to 12. The Zen 5 VM without AVX-512,
+// 3 rounds, tiles -> AVX2 shuffles (bench/NOTES.md, CPU v9): won int8 pack of 12 2.97-3.04 ->
+// 3.68-3.76, bf16 of 10 and 11 2.44-2.72 -> 2.90-3.22 (12 level or better), fp32 of 15 and 16
+// 1.27-1.68 -> 2.15-5.54, fp64 of 16 2.28-2.96 -> 2.73-5.20, unpacks of int8 9 3.58-3.66 ->
+// 4.75-4.89 and fp64 10 and 12 1.47-1.66 -> 1.88-4.52; lost int8 pack of 14 (3.0 -> 2.85) and 16
+// (7.2-7.5 -> 2.2), unpacks of int8 11-16 (4.3-6.6 -> 1.9-3.5), bf16 12 (4.1-4.2 -> 2.8); level
+// unpacks of int8 10, bf16 9, fp32 12 and 15, fp64 16.
+template <typename T>
+bool pair_shuffles_pay(int64_t c, bool unpack) {
+  if (c <= 8) return true;
+  if (unpack) return sizeof(T) == 1 ? c <= 9 : sizeof(T) == 8 && c <= 12;
+  return sizeof(T) <= 2 ? c <= 12 : c <= 16;
 }
 #endif
 
@@ -316,7 +333,10 @@ PackedRoute packed_route(int64_t c, bool unpack) {
   if constexpr (sizeof(T) <= 8) {
     if (!unpack && interleaves<T>(c)) return PackedRoute::kInterleave;
     if (cpu_packs_rows(sizeof(T), c)) return permutes_pay<T>(c, unpack) ? PackedRoute::kPermutes : PackedRoute::kNone;
-    if (cpu_shuffles_rows(sizeof(T), c) && shuffles_pay<T>(c, unpack)) return PackedRoute::kShuffles;
+    if (cpu_shuffles_rows(sizeof(T), c)) {
+      const bool pay = cpu_shuffles_rows_in_avx2() ? pair_shuffles_pay<T>(c, unpack) : shuffles_pay<T>(c, unpack);
+      if (pay) return PackedRoute::kShuffles;
+    }
   }
 #endif
   (void)unpack;

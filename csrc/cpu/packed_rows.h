@@ -12,9 +12,9 @@
 //   - any other c: each output register by a chain, whose first permute takes the lanes of input
 //     registers 0 and 1 and each later one keeps what it has and adds one more input register's:
 //     c - 1 permutes per register.
-// * SSSE3 (packed_rows_ssse3.cpp), for CPUs without AVX-512 (or without VBMI, for bytes): 16-byte
-//   registers, each output register the OR of byte shuffles (pshufb) of the input registers it
-//   draws on, min(c, lanes) of them.
+// * SSSE3 (packed_rows_shuffles.cpp), for CPUs without AVX-512 (or without VBMI, for bytes):
+//   16-byte registers, each output register the OR of byte shuffles (pshufb) of the input
+//   registers it draws on, min(c, lanes) of them; with AVX2 two such problems a 32-byte register.
 // 16-byte elements (complex128) are a register each and move one by one (cpu_kernels.cpp).
 // The blocks cut short along one side that these plans took before stored 3-12 bytes at a time
 // (an RGB pixel's 3 bytes of int8 NCHW -> NHWC, 10 GB/s on the 2-core Zen 5 VM).
@@ -98,8 +98,13 @@ void move_rows_by_permutes(PackDirection d, const T* src, int64_t src_stride, in
 // 2 <= c <= kMaxPackedRows, 1-, 2-, 4- or 8-byte elements, SSSE3.
 bool cpu_shuffles_rows(int element_bytes, int64_t c);
 
+// Whether move_rows_by_shuffles takes two 16-byte problems a 32-byte register: AVX2, unless
+// TORCH_TRANSPOSE_CPU_AVX2=0 (read once; tests and A/B runs of the SSSE3 form).
+bool cpu_shuffles_rows_in_avx2();
+
 // As move_rows_by_permutes, by 16-byte shuffles: n a multiple of 16 / sizeof(T); stream:
-// streaming stores (dst, and for an unpack dst_stride, on 16-byte boundaries).
+// streaming stores (dst, and for an unpack dst_stride, on 16-byte boundaries; with AVX2 an
+// unpack's on 32-byte ones).
 template <typename T>
 void move_rows_by_shuffles(PackDirection d, const T* src, int64_t src_stride, int c, T* dst, int64_t dst_stride,
                            int64_t n, bool stream);
