@@ -570,27 +570,25 @@ def test_large_out_view_with_ragged_tiles(device, dtype):
     assert_only_view_written(guard, view, reference(x), before)
 
 
-def test_cpu_sse2_blocks_when_avx512_is_off():
-    # Where the CPU has AVX-512, 1-, 2-, 4- and 8-byte tiles move in AVX-512 blocks (64x64,
-    # 32x32, 16x16 and 8x8), and every other test here runs those. The SSE2 blocks (1-, 2- and
-    # 4-byte) and element moves (8-byte) that other x86-64 CPUs use are checked in a process
-    # with AVX-512 switched off (the setting is read once per process); 2064 x 4120 bytes
-    # streams its output.
-    code = """
-import torch, torch_transpose as tt
-from helpers import assert_bits_equal, random_bits
-for dtype in [torch.uint8, torch.bfloat16, torch.float32, torch.float64]:
-    for shape in [(67, 45), (16, 16), (33, 64), (2064, 4120 // dtype.itemsize), (3, 40, 70)]:
-        x = random_bits(shape, dtype)
-        assert_bits_equal(tt.transpose(x), x.transpose(-2, -1).contiguous())
-        assert_bits_equal(tt.transpose(x[..., 1:, 3:]), x[..., 1:, 3:].transpose(-2, -1).contiguous())
-print("sse2 ok")
-"""
-    env = {**os.environ, "TORCH_TRANSPOSE_CPU_AVX512": "0"}
-    tests_dir = os.path.dirname(__file__)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (tests_dir, env.get("PYTHONPATH")) if p)
-    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
-    assert done.returncode == 0 and "sse2 ok" in done.stdout, done.stderr
+# The CPU tile tests again in processes of their own (the library reads each switch once per
+# process), for x86-64 CPUs without AVX-512: where the CPU has AVX-512, 1-, 2-, 4- and 8-byte
+# tiles move in its 64-byte blocks, and every other test here runs those. Without it they move
+# in AVX2 blocks of the same 64-byte squares (simd_transpose_avx2.cpp), and without AVX2 either
+# in SSE2's 16-byte blocks (1-, 2- and 4-byte) and element moves (8-byte). Streamed outputs,
+# ragged edges, guarded views and batches included.
+TILE_TESTS = ("(test_shapes_at_tile_boundaries or test_tall_wide_and_non_square or test_batched_every_dim_pair or "
+              "test_out_into_views_touches_only_the_view or test_wide_byte_tiles or "
+              "test_byte_tiles_with_edges_batches_and_views or test_whole_tile_plans or test_large_outputs_of_every_width or "
+              "test_large_outputs_off_lines or test_large_out_view_touches_only_the_view or "
+              "test_large_out_view_with_ragged_tiles) and cpu")
+CPU_TILE_TEST_COUNT = 171
+
+
+@pytest.mark.parametrize("switches", [{"TORCH_TRANSPOSE_CPU_AVX512": "0"},
+                                      {"TORCH_TRANSPOSE_CPU_AVX512": "0", "TORCH_TRANSPOSE_CPU_AVX2": "0"}],
+                         ids=["avx2 blocks", "sse2 blocks"])
+def test_cpu_tiles_of_other_x86_cpus(switches):
+    rerun_with_switches(switches, TILE_TESTS, CPU_TILE_TEST_COUNT)
 
 
 # ---- CUDA specifics -------------------------------------------------------------------------------

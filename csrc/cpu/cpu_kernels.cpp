@@ -50,7 +50,7 @@ constexpr int64_t kCpuTileBytes = 128;
 template <typename T>
 constexpr int64_t kCpuTile = std::max<int64_t>(16, kCpuTileBytes / static_cast<int64_t>(sizeof(T)));  // elements
 
-// Tiles of large outputs in AVX-512 blocks (1-, 2-, 4- and 8-byte elements, unit stride along a
+// Tiles of large outputs in wide blocks (1-, 2-, 4- and 8-byte elements, unit stride along a
 // on the input and along b on the output, kStreamingMinBytes or more) are 256 bytes wide: 64 x 64
 // fp32. Their blocks go straight to the output, input rows first (streamed where the output rows
 // are whole lines), so no tile is staged, and the larger tile measured faster on the 2-core Zen
@@ -93,9 +93,9 @@ inline int64_t short_block_columns(int64_t rows, int64_t b_full, int64_t k, int6
 //   -> NCHW of 2-15 channels is) go by blocks cut short along a, which store only those rows but
 //   load whole input vectors: where src_readable (the largest element offset from src that
 //   lies inside the input) says those loads stay inside it.
-// order: how AVX-512 blocks are walked and stored (BlockOrder, simd_transpose.h; streamed needs
-// each block's output rows on 64-byte lines: transpose_tiles says when). The rest of the tile
-// goes by plain stores.
+// order: how wide blocks (AVX-512 or AVX2) are walked and stored (BlockOrder, simd_transpose.h;
+// streamed needs each block's output rows on 64-byte lines: transpose_tiles says when). The
+// rest of the tile goes by plain stores.
 // 2-core VM, same session, eager's time / ours (bench/NOTES.md, CPU v4): NHWC -> NCHW int8
 // 64x224x224x3 0.73-0.79 -> 1.47-1.81, bf16 C = 3 0.86 -> 1.86-2.13, int8 C = 8 0.86-0.91 ->
 // 2.3-4.9; NCHW -> NHWC fp32 32x3x224x224 0.57-0.65 -> 1.70-2.39, bf16 0.61-0.81 -> 1.14-1.43.
@@ -115,11 +115,11 @@ void move_tile(const T* src, int64_t src_sa, int64_t src_sb, T* dst, int64_t dst
   };
 #if defined(TORCH_TRANSPOSE_HAVE_AVX512_BLOCKS)
   if constexpr (sizeof(T) <= 8) {
-    constexpr int64_t k512 = 64 / sizeof(T);  // the AVX-512 block side: one register per row
-    if (src_sa == 1 && dst_sb == 1 && cpu_avx512_blocks_enabled() && na >= k512 && nb >= k512) {
+    constexpr int64_t k64 = 64 / sizeof(T);  // the wide block side: 64 bytes
+    if (src_sa == 1 && dst_sb == 1 && cpu_wide_blocks_enabled() && na >= k64 && nb >= k64) {
       // Whole blocks where they fit, then the rest of the tile as below (SSE2 and scalar).
-      const int64_t a_whole = na / k512 * k512, b_whole = nb / k512 * k512;
-      transpose_blocks_avx512(src, src_sb, dst, dst_sa, a_whole, b_whole, order);
+      const int64_t a_whole = na / k64 * k64, b_whole = nb / k64 * k64;
+      transpose_wide_blocks(src, src_sb, dst, dst_sa, a_whole, b_whole, order);
       move_tile(src + b_whole * src_sb, src_sa, src_sb, dst + b_whole, dst_sa, dst_sb, a_whole, nb - b_whole,
                 src_readable - b_whole * src_sb);
       move_tile(src + a_whole, src_sa, src_sb, dst + a_whole * dst_sa, dst_sa, dst_sb, na - a_whole, nb,
@@ -197,12 +197,12 @@ bool use_streaming_rows(const BatchIndexer& batch, int64_t n, int64_t in_sb, int
   return batch_on_lines(batch, out, e);
 }
 
-// Whether a tile's SIMD blocks are AVX-512 blocks (move_tile): 1-, 2-, 4- and 8-byte elements, unit
-// stride along a on the input and along b on the output, on a CPU that has AVX-512.
+// Whether a tile's SIMD blocks are wide blocks (move_tile): 1-, 2-, 4- and 8-byte elements, unit
+// stride along a on the input and along b on the output, on a CPU that has AVX-512 or AVX2.
 template <typename T>
-bool avx512_tiles(const FastDims& f) {
+bool wide_block_tiles(const FastDims& f) {
 #if defined(TORCH_TRANSPOSE_HAVE_AVX512_BLOCKS)
-  return sizeof(T) <= 8 && f.in_sa == 1 && f.out_sb == 1 && cpu_avx512_blocks_enabled();
+  return sizeof(T) <= 8 && f.in_sa == 1 && f.out_sb == 1 && cpu_wide_blocks_enabled();
 #else
   (void)f;
   return false;
@@ -216,7 +216,7 @@ template <int64_t kTile, BlockOrder kOrder>
 constexpr int64_t kStagedElements = kOrder == BlockOrder::kOutputRowsFirst ? kTile * kTile : 1;
 
 // The tile loop, with the tile side a constant (a run-time side cost 3-8% on 1024^2 fp32, where
-// a tile takes about 200 ns). kOrder: the AVX-512 blocks' order; input rows first (streamed or
+// a tile takes about 200 ns). kOrder: the wide blocks' order; input rows first (streamed or
 // not), every tile goes straight through move_tile in that order, no tile is staged.
 template <typename T, int64_t kTile, BlockOrder kOrder>
 void transpose_tiles_of(const FastDims& f, const BatchIndexer& batch, bool streaming, const T* in, T* out) {
@@ -451,9 +451,9 @@ void transpose_tiles(const LayoutPlan& plan, const T* in, T* out) {
   const bool large = batch.count() * f.size_a * f.size_b * e >= kStreamingMinBytes;
   const bool streaming = use_streaming_stores(f, batch, out, large);
   if constexpr (e <= 8) {
-    // Large outputs in AVX-512 blocks take wider tiles (kCpuWideTileBytes) walked input rows
+    // Large outputs in wide blocks take wider tiles (kCpuWideTileBytes) walked input rows
     // first, unstaged: streamed where each output row is whole lines, plainly where not.
-    if (avx512_tiles<T>(f) && large) {
+    if (wide_block_tiles<T>(f) && large) {
       if (streaming) {
         return transpose_tiles_of<T, kCpuWideTileBytes / e, BlockOrder::kInputRowsFirstStreamed>(f, batch, true, in, out);
       }

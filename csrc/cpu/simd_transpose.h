@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -198,8 +199,8 @@ inline void interleave_rows(const T* src, int64_t src_stride, int c, T* dst, int
 }
 #endif
 
-// How a tile's AVX-512 blocks are walked and stored (each order measured best somewhere on the
-// 2-core Zen 5 VM; bench/NOTES.md, CPU v5 and v6):
+// How a tile's wide blocks (AVX-512 or AVX2, below) are walked and stored (each order measured
+// best somewhere on the 2-core Zen 5 VM; bench/NOTES.md, CPU v5 and v6):
 // * kOutputRowsFirst: a in the outer loop, plain stores. Keeps the output rows' lines in L1: the
 //   order for outputs that stay in cache (1024^2 fp32: 3.7-4.0x eager's copy_, against 1.9x).
 // * kInputRowsFirst: b in the outer loop, so each group of input rows is used up before the next
@@ -211,27 +212,76 @@ inline void interleave_rows(const T* src, int64_t src_stride, int c, T* dst, int
 //   first order into a staged tile).
 enum class BlockOrder { kOutputRowsFirst, kInputRowsFirst, kInputRowsFirstStreamed };
 
-// AVX-512 blocks of 1-, 2-, 4- and 8-byte elements (64x64, 32x32, 16x16 and 8x8: one 64-byte
-// register per row), for CPUs that have AVX-512F and BW (checked at run time; the library is
-// built for baseline x86-64). For 4-byte elements, 16 loads, 64 shuffles and 16 stores move 256
-// elements, about a quarter of the instructions of SSE2's 4x4 blocks; 8-byte elements have no
-// SSE2 blocks at all; 2-byte tiles ran 1.3-2.5x faster than with SSE2's 8x8 blocks, streamed or
-// not (bench/NOTES.md, "CPU v5"), and 1-byte tiles 1.2-2.3x faster than with its 16x16 ones
-// ("CPU v6").
+// Wide blocks: squares of 64 bytes a side (64x64 1-byte, 32x32 2-byte, 16x16 4-byte and 8x8
+// 8-byte elements), for CPUs that have AVX-512F and BW (one 64-byte register per row) or else
+// AVX2 (two 32-byte halves per row), both checked at run time; the library is built for baseline
+// x86-64. AVX-512: for 4-byte elements, 16 loads, 64 shuffles and 16 stores move 256 elements,
+// about a quarter of the instructions of SSE2's 4x4 blocks; 8-byte elements have no SSE2 blocks
+// at all; 2-byte tiles ran 1.3-2.5x faster than with SSE2's 8x8 blocks, streamed or not
+// (bench/NOTES.md, "CPU v5"), and 1-byte tiles 1.2-2.3x faster than with its 16x16 ones ("CPU
+// v6"). AVX2: bench/NOTES.md, "CPU v9".
+// (The macro's name is older than the AVX2 blocks: it says both kinds are built, x86-64 with
+// GCC's or clang's per-function targets.)
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define TORCH_TRANSPOSE_HAVE_AVX512_BLOCKS 1
 
 // True when the CPU runs AVX-512F and BW and TORCH_TRANSPOSE_CPU_AVX512 is not 0 (the switch lets
-// the tests cover the SSE2 blocks on a machine that has AVX-512).
+// the tests cover the other blocks on a machine that has AVX-512).
 bool cpu_avx512_blocks_enabled();
 
+// True when the CPU runs AVX2 and TORCH_TRANSPOSE_CPU_AVX2 is not 0 (which, with the AVX-512
+// switch, lets the tests cover SSE2's blocks).
+bool cpu_avx2_blocks_enabled();
+
 // Transposes the [0, na) x [0, nb) part of a tile, na and nb multiples of the block side
-// (64 / element size), in AVX-512 blocks: dst[ia * dst_stride + ib] = src[ib * src_stride + ia].
-// Only call these when cpu_avx512_blocks_enabled() is true.
-// Instantiated for uint8_t, uint16_t, uint32_t and uint64_t (simd_transpose_avx512.cpp).
+// (64 / element size), in wide blocks: dst[ia * dst_stride + ib] = src[ib * src_stride + ia].
+// Only call each when its cpu_*_blocks_enabled() is true.
+// Instantiated for uint8_t, uint16_t, uint32_t and uint64_t (simd_transpose_avx512.cpp,
+// simd_transpose_avx2.cpp).
 template <typename T>
 void transpose_blocks_avx512(const T* src, int64_t src_stride, T* dst, int64_t dst_stride, int64_t na, int64_t nb,
                              BlockOrder order);
+template <typename T>
+void transpose_blocks_avx2(const T* src, int64_t src_stride, T* dst, int64_t dst_stride, int64_t na, int64_t nb,
+                           BlockOrder order);
+
+// Whether this CPU moves tiles in wide blocks (AVX-512, else AVX2).
+inline bool cpu_wide_blocks_enabled() { return cpu_avx512_blocks_enabled() || cpu_avx2_blocks_enabled(); }
+
+// transpose_blocks_avx512 where AVX-512 runs, else transpose_blocks_avx2 (cpu_wide_blocks_enabled
+// must hold).
+template <typename T>
+inline void transpose_wide_blocks(const T* src, int64_t src_stride, T* dst, int64_t dst_stride, int64_t na, int64_t nb,
+                                  BlockOrder order) {
+  if (cpu_avx512_blocks_enabled()) return transpose_blocks_avx512(src, src_stride, dst, dst_stride, na, nb, order);
+  transpose_blocks_avx2(src, src_stride, dst, dst_stride, na, nb, order);
+}
+
+// The walk of [0, na) x [0, nb) in wide blocks in one of the orders of BlockOrder, for either
+// instruction set: block(src, src_stride, dst, dst_stride, streamed) moves one block (streamed a
+// std::bool_constant). The block functions carry their own targets (and are not inlined), so
+// the walk needs none.
+template <typename T, typename Block>
+inline void walk_wide_blocks(const T* src, int64_t ss, T* dst, int64_t ds, int64_t na, int64_t nb, BlockOrder order,
+                             Block&& block) {
+  constexpr int64_t k = 64 / sizeof(T);
+  auto input_rows_first = [&](auto streamed) {
+    for (int64_t ib = 0; ib < nb; ib += k) {
+      for (int64_t ia = 0; ia < na; ia += k) block(src + ib * ss + ia, ss, dst + ia * ds + ib, ds, streamed);
+    }
+  };
+  switch (order) {
+    case BlockOrder::kInputRowsFirstStreamed:
+      return input_rows_first(std::true_type{});
+    case BlockOrder::kInputRowsFirst:
+      return input_rows_first(std::false_type{});
+    case BlockOrder::kOutputRowsFirst:
+      for (int64_t ia = 0; ia < na; ia += k) {
+        for (int64_t ib = 0; ib < nb; ib += k) block(src + ib * ss + ia, ss, dst + ia * ds + ib, ds, std::false_type{});
+      }
+      return;
+  }
+}
 #endif
 
 }  // namespace torch_transpose

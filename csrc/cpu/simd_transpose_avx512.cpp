@@ -192,35 +192,13 @@ __attribute__((target("avx512f,avx512bw"), noinline)) void transpose_block(const
   }
 }
 
-// The blocks in one of the orders of BlockOrder (simd_transpose.h says when each is used).
-template <bool kStream, typename T>
-__attribute__((target("avx512f,avx512bw"))) inline void walk_input_rows_first(const T* src, int64_t ss, T* dst, int64_t ds,
-                                                                             int64_t na, int64_t nb) {
-  constexpr int64_t k = 64 / sizeof(T);
-  for (int64_t ib = 0; ib < nb; ib += k) {
-    for (int64_t ia = 0; ia < na; ia += k) transpose_block<kStream>(src + ib * ss + ia, ss, dst + ia * ds + ib, ds);
-  }
-}
-
 }  // namespace
 
-// The one walk for every element size (cpu_avx512_blocks_enabled() asks for BW as well as F),
-// instantiated below for the widths that have blocks.
 template <typename T>
-__attribute__((target("avx512f,avx512bw"))) void transpose_blocks_avx512(const T* src, int64_t ss, T* dst, int64_t ds,
-                                                                        int64_t na, int64_t nb, BlockOrder order) {
-  constexpr int64_t k = 64 / sizeof(T);
-  switch (order) {
-    case BlockOrder::kInputRowsFirstStreamed:
-      return walk_input_rows_first<true>(src, ss, dst, ds, na, nb);
-    case BlockOrder::kInputRowsFirst:
-      return walk_input_rows_first<false>(src, ss, dst, ds, na, nb);
-    case BlockOrder::kOutputRowsFirst:
-      for (int64_t ia = 0; ia < na; ia += k) {
-        for (int64_t ib = 0; ib < nb; ib += k) transpose_block<false>(src + ib * ss + ia, ss, dst + ia * ds + ib, ds);
-      }
-      return;
-  }
+void transpose_blocks_avx512(const T* src, int64_t ss, T* dst, int64_t ds, int64_t na, int64_t nb, BlockOrder order) {
+  walk_wide_blocks<T>(src, ss, dst, ds, na, nb, order, [](const T* s, int64_t s_stride, T* d, int64_t d_stride, auto streamed) {
+    transpose_block<decltype(streamed)::value>(s, s_stride, d, d_stride);
+  });
 }
 
 template void transpose_blocks_avx512(const uint8_t*, int64_t, uint8_t*, int64_t, int64_t, int64_t, BlockOrder);
