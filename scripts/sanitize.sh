@@ -19,8 +19,8 @@ export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktra
 "$BUILD/test_kernels_on_host"
 TORCH_TRANSPOSE_NARROW_KERNEL=0 TORCH_TRANSPOSE_BOX_TILE=0 "$BUILD/test_kernels_on_host"  # the flat tile kernel on narrow layouts too
 TORCH_TRANSPOSE_FIXTURES="$PWD/$BUILD/fixtures" "$BUILD/test_cpp_api" --gtest_filter=-SavedFromPython.AotInductorPackageRunsInCpp
-# What a CPU without AVX-512 runs: AVX2 blocks and shuffles for packed narrow rows, memcpy rows;
-# and one without AVX2 either: SSE2 blocks, SSSE3 shuffles.
+# What a CPU without AVX-512 runs: AVX2 blocks, shuffles for packed narrow rows and row copies;
+# and one without AVX2 either: SSE2 blocks, SSSE3 shuffles, memcpy rows.
 TORCH_TRANSPOSE_CPU_AVX512=0 "$BUILD/test_cpp_api" --gtest_filter='CppApi.*'
 TORCH_TRANSPOSE_CPU_AVX512=0 TORCH_TRANSPOSE_CPU_AVX2=0 "$BUILD/test_cpp_api" --gtest_filter='CppApi.*'
 echo "sanitize: ASan + UBSan clean"

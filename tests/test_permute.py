@@ -219,9 +219,13 @@ def test_large_row_copies_of_whole_lines(device):
         check_permute_into_view(x, dims, buf, buf[..., 1:1 + expected.shape[-1]])
 
 
-def test_row_copies_without_avx512():
-    # The same where the CPU has no AVX-512: the cursor's rows by memcpy.
-    run_file_with_switches(__file__, {"TORCH_TRANSPOSE_CPU_AVX512": "0"},
+@pytest.mark.parametrize("switches", [{"TORCH_TRANSPOSE_CPU_AVX512": "0"},
+                                      {"TORCH_TRANSPOSE_CPU_AVX512": "0", "TORCH_TRANSPOSE_CPU_AVX2": "0"}],
+                         ids=["avx2", "neither"])
+def test_row_copies_without_avx512(switches):
+    # The same where the CPU has no AVX-512: the same inline copies in AVX2 moves (two 32-byte
+    # streaming stores a line), and without AVX2 either, the cursor's rows by memcpy.
+    run_file_with_switches(__file__, switches,
                            "(test_short_row_copies_of_every_length or test_large_row_copies_of_whole_lines) and cpu", 2)
 
 

@@ -492,12 +492,13 @@ void copy_rows(const LayoutPlan& plan, const T* in, T* out) {
     if (chunks == 1) {
       // Rows of one chunk, often short (row_copy.h): the cursor steps from row to row without
       // dividing, and short (in cache: under 8 KiB) or streamed contiguous rows are copied inline
-      // where the CPU has AVX-512 (without it, streamed rows go by memcpy too).
+      // where the CPU has AVX-512 or AVX2 (without either, streamed rows go by memcpy too).
 #if defined(TORCH_TRANSPOSE_HAVE_AVX512_ROW_COPY)
-      if (in_sb == 1 && out_sb == 1 && (stream || n * e < inline_below) && cpu_avx512_blocks_enabled()) {
-        copy_rows_avx512(reinterpret_cast<const unsigned char*>(in), reinterpret_cast<unsigned char*>(out), e, n * e,
-                         batch, begin, end, stream);
-        return;
+      if (in_sb == 1 && out_sb == 1 && (stream || n * e < inline_below)) {
+        const auto* from = reinterpret_cast<const unsigned char*>(in);
+        auto* to = reinterpret_cast<unsigned char*>(out);
+        if (cpu_avx512_blocks_enabled()) return copy_rows_avx512(from, to, e, n * e, batch, begin, end, stream);
+        if (cpu_avx2_blocks_enabled()) return copy_rows_avx2(from, to, e, n * e, batch, begin, end, stream);
       }
 #endif
       BatchCursor row(batch, begin);

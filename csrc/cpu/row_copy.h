@@ -3,7 +3,8 @@
 // a division chain per row, ran at 0.40-0.46 of eager's copy_ on bf16 64x12x197x64 (0, 2, 1, 3)
 // on the 2-core Zen 5 VM: at a few dozen to a few hundred bytes a row, the call and the index
 // math cost as much as the bytes. Here the rows are walked by a BatchCursor and copied inline
-// with 64-byte vector moves, where the CPU has AVX-512 (checked at run time).
+// with 64-byte vector moves, where the CPU has AVX-512 or else AVX2 (checked at run time; the
+// copy is written once, row_copy_inline.h, and compiled for each).
 #pragma once
 
 #include <cstdint>
@@ -33,6 +34,10 @@ constexpr int64_t kInlineRowBytesInCache = 8192;
 // the call returns. Only call it when cpu_avx512_blocks_enabled() is true.
 void copy_rows_avx512(const unsigned char* in, unsigned char* out, int64_t element_bytes, int64_t row_bytes,
                       const BatchIndexer& batch, int64_t begin, int64_t end, bool stream);
+// The same in AVX2 moves (32 bytes; two streaming stores a line). Only call it when
+// cpu_avx2_blocks_enabled() is true.
+void copy_rows_avx2(const unsigned char* in, unsigned char* out, int64_t element_bytes, int64_t row_bytes,
+                    const BatchIndexer& batch, int64_t begin, int64_t end, bool stream);
 #endif
 
 }  // namespace torch_transpose

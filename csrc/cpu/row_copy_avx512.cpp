@@ -1,93 +1,35 @@
-// The AVX-512 row copy declared in row_copy.h. Only the functions here carry the avx512f target,
-// so the rest of the library still runs on any x86-64 CPU.
+// The AVX-512 row copy declared in row_copy.h (the copy itself: row_copy_inline.h). Only the
+// functions here carry the avx512f target, so the rest of the library still runs on any x86-64
+// CPU.
 #include "row_copy.h"
 
 #if defined(TORCH_TRANSPOSE_HAVE_AVX512_ROW_COPY)
 #include <immintrin.h>
 
-#include <algorithm>
-#include <cstring>
+#define TT_ROW_COPY_TARGET __attribute__((target("avx512f")))
 
 namespace torch_transpose {
 namespace {
 
-// A move of exactly N bytes (64, 32, 16, 8, 4, 2 or 1): with the avx512f target a fixed-size
-// memcpy compiles to one vector load and one store.
-template <int N>
-__attribute__((target("avx512f"), always_inline)) inline void move(unsigned char* dst, const unsigned char* src) {
-  std::memcpy(dst, src, N);
+TT_ROW_COPY_TARGET __attribute__((always_inline)) inline void move_line(unsigned char* dst, const unsigned char* src) {
+  _mm512_storeu_si512(dst, _mm512_loadu_si512(src));
 }
 
-// Two moves of N bytes, the second ending at the row's end (N <= bytes <= 2N: they overlap).
-template <int N>
-__attribute__((target("avx512f"), always_inline)) inline void move_ends(unsigned char* dst, const unsigned char* src,
-                                                                       int64_t bytes) {
-  move<N>(dst, src);
-  move<N>(dst + bytes - N, src + bytes - N);
-}
-
-// One row: whole 64-byte pieces, then the tail as one more piece that ends at the row's end and
-// overlaps the one before it (rewriting a few bytes with the same values, inside the row). Rows
-// under 64 bytes take two pieces of the largest size that fits, overlapping likewise.
-__attribute__((target("avx512f"), always_inline)) inline void copy_row(unsigned char* dst, const unsigned char* src,
-                                                                      int64_t bytes) {
-  if (bytes >= 64) {
-    int64_t k = 0;
-    for (; k + 64 <= bytes; k += 64) move<64>(dst + k, src + k);
-    if (k < bytes) move<64>(dst + bytes - 64, src + bytes - 64);
-  } else if (bytes >= 32) {
-    move_ends<32>(dst, src, bytes);
-  } else if (bytes >= 16) {
-    move_ends<16>(dst, src, bytes);
-  } else if (bytes >= 8) {
-    move_ends<8>(dst, src, bytes);
-  } else if (bytes >= 4) {
-    move_ends<4>(dst, src, bytes);
-  } else {
-    for (int64_t k = 0; k < bytes; ++k) dst[k] = src[k];
-  }
-}
-
-// One row of whole 64-byte lines (dst on a line), each line streamed.
-__attribute__((target("avx512f"), always_inline)) inline void stream_row(unsigned char* dst, const unsigned char* src,
-                                                                        int64_t bytes) {
-  for (int64_t k = 0; k < bytes; k += 64) {
-    _mm512_stream_si512(reinterpret_cast<__m512i*>(dst + k), _mm512_loadu_si512(src + k));
-  }
+TT_ROW_COPY_TARGET __attribute__((always_inline)) inline void stream_line(unsigned char* dst, const unsigned char* src) {
+  _mm512_stream_si512(reinterpret_cast<__m512i*>(dst), _mm512_loadu_si512(src));
 }
 
 }  // namespace
+}  // namespace torch_transpose
 
-__attribute__((target("avx512f"))) void copy_rows_avx512(const unsigned char* in, unsigned char* out,
-                                                        int64_t element_bytes, int64_t row_bytes,
-                                                        const BatchIndexer& batch, int64_t begin, int64_t end,
-                                                        bool stream) {
-  BatchCursor row(batch, begin);
-  if (stream) {
-    // Input rows of a permute lie far apart (a row per head, 128 KiB apart in fp32 32x16x512x64
-    // (0, 2, 1, 3)), too many streams for the hardware prefetchers: a second cursor runs
-    // kPrefetchRows ahead and asks for its row's lines. Streamed without it, that case read
-    // 1.13-1.18x eager's copy_, with 4 rows ahead 1.23-1.26, with 16 1.27-1.34; and fp32
-    // 512x512x64 (1, 0, 2) 0.94-1.0 without, level with memcpy's 1.0 with it (bench/results/
-    // cpu-ab-session60.md, section 2). Rows over 1 KiB are long enough for the hardware to
-    // follow each one.
-    constexpr int64_t kPrefetchRows = 16;
-    const bool prefetch = row_bytes <= 1024;
-    BatchCursor ahead(batch, std::min(begin + kPrefetchRows, end));
-    for (int64_t t = begin; t < end; ++t, row.next()) {
-      if (prefetch && t + kPrefetchRows < end) {
-        const unsigned char* next_row = in + ahead.in_offset * element_bytes;
-        for (int64_t k = 0; k < row_bytes; k += 64) _mm_prefetch(reinterpret_cast<const char*>(next_row + k), _MM_HINT_T0);
-        ahead.next();
-      }
-      stream_row(out + row.out_offset * element_bytes, in + row.in_offset * element_bytes, row_bytes);
-    }
-    _mm_sfence();  // streaming stores are weakly ordered: fence before the work counts as done
-    return;
-  }
-  for (int64_t t = begin; t < end; ++t, row.next()) {
-    copy_row(out + row.out_offset * element_bytes, in + row.in_offset * element_bytes, row_bytes);
-  }
+#include "row_copy_inline.h"
+
+namespace torch_transpose {
+
+TT_ROW_COPY_TARGET void copy_rows_avx512(const unsigned char* in, unsigned char* out, int64_t element_bytes,
+                                         int64_t row_bytes, const BatchIndexer& batch, int64_t begin, int64_t end,
+                                         bool stream) {
+  copy_rows_inline(in, out, element_bytes, row_bytes, batch, begin, end, stream);
 }
 
 }  // namespace torch_transpose
