@@ -334,7 +334,7 @@ PackedRoute packed_route(int64_t c, bool unpack) {
     if (!unpack && interleaves<T>(c)) return PackedRoute::kInterleave;
     if (cpu_packs_rows(sizeof(T), c)) return permutes_pay<T>(c, unpack) ? PackedRoute::kPermutes : PackedRoute::kNone;
     if (cpu_shuffles_rows(sizeof(T), c)) {
-      const bool pay = cpu_shuffles_rows_in_avx2() ? pair_shuffles_pay<T>(c, unpack) : shuffles_pay<T>(c, unpack);
+      const bool pay = cpu_avx2_enabled() ? pair_shuffles_pay<T>(c, unpack) : shuffles_pay<T>(c, unpack);
       if (pay) return PackedRoute::kShuffles;
     }
   }
@@ -498,7 +498,7 @@ void copy_rows(const LayoutPlan& plan, const T* in, T* out) {
         const auto* from = reinterpret_cast<const unsigned char*>(in);
         auto* to = reinterpret_cast<unsigned char*>(out);
         if (cpu_avx512_blocks_enabled()) return copy_rows_avx512(from, to, e, n * e, batch, begin, end, stream);
-        if (cpu_avx2_blocks_enabled()) return copy_rows_avx2(from, to, e, n * e, batch, begin, end, stream);
+        if (cpu_avx2_enabled()) return copy_rows_avx2(from, to, e, n * e, batch, begin, end, stream);
       }
 #endif
       BatchCursor row(batch, begin);

@@ -98,11 +98,8 @@ void move_rows_by_permutes(PackDirection d, const T* src, int64_t src_stride, in
 // 2 <= c <= kMaxPackedRows, 1-, 2-, 4- or 8-byte elements, SSSE3.
 bool cpu_shuffles_rows(int element_bytes, int64_t c);
 
-// Whether move_rows_by_shuffles takes two 16-byte problems a 32-byte register: AVX2, unless
-// TORCH_TRANSPOSE_CPU_AVX2=0 (read once; tests and A/B runs of the SSSE3 form).
-bool cpu_shuffles_rows_in_avx2();
-
-// As move_rows_by_permutes, by 16-byte shuffles: n a multiple of 16 / sizeof(T); stream:
+// As move_rows_by_permutes, by 16-byte shuffles, two problems a 32-byte register where
+// cpu_avx2_enabled() (simd_transpose.h): n a multiple of 16 / sizeof(T); stream:
 // streaming stores (dst, and for an unpack dst_stride, on 16-byte boundaries; with AVX2 an
 // unpack's on 32-byte ones).
 template <typename T>

@@ -23,7 +23,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "../env_switch.h"
+#include "simd_transpose.h"  // cpu_avx2_enabled
 
 #define TT_SHUFFLE_TARGET __attribute__((target("ssse3")))
 #define TT_WIDE_SHUFFLE_TARGET __attribute__((target("avx2")))
@@ -39,14 +39,6 @@ bool cpu_shuffles_rows(int element_bytes, int64_t c) {
   return enabled && sized && c >= 2 && c <= kMaxPackedRows;
 }
 
-bool cpu_shuffles_rows_in_avx2() {
-  static const bool enabled = [] {
-    if (env_switched_off("TORCH_TRANSPOSE_CPU_AVX2")) return false;
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") != 0;
-  }();
-  return enabled;
-}
 
 namespace {
 
@@ -209,7 +201,7 @@ TT_WIDE_SHUFFLE_TARGET __attribute__((noinline)) void shuffle_rows_in_pairs(cons
 template <typename T>
 void move_rows_by_shuffles(PackDirection d, const T* src, int64_t src_stride, int c, T* dst, int64_t dst_stride, int64_t n,
                            bool stream) {
-  const bool pairs = cpu_shuffles_rows_in_avx2();
+  const bool pairs = cpu_avx2_enabled();
   with_packed_kernel<kMaxPackedRows>(d, c, stream, [&](auto rows, auto direction, auto streamed) {
     constexpr int kC = decltype(rows)::value;
     constexpr PackDirection kD = decltype(direction)::value;

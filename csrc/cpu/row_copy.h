@@ -35,7 +35,7 @@ constexpr int64_t kInlineRowBytesInCache = 8192;
 void copy_rows_avx512(const unsigned char* in, unsigned char* out, int64_t element_bytes, int64_t row_bytes,
                       const BatchIndexer& batch, int64_t begin, int64_t end, bool stream);
 // The same in AVX2 moves (32 bytes; two streaming stores a line). Only call it when
-// cpu_avx2_blocks_enabled() is true.
+// cpu_avx2_enabled() is true.
 void copy_rows_avx2(const unsigned char* in, unsigned char* out, int64_t element_bytes, int64_t row_bytes,
                     const BatchIndexer& batch, int64_t begin, int64_t end, bool stream);
 #endif

@@ -230,12 +230,14 @@ enum class BlockOrder { kOutputRowsFirst, kInputRowsFirst, kInputRowsFirstStream
 bool cpu_avx512_blocks_enabled();
 
 // True when the CPU runs AVX2 and TORCH_TRANSPOSE_CPU_AVX2 is not 0 (which, with the AVX-512
-// switch, lets the tests cover SSE2's blocks).
-bool cpu_avx2_blocks_enabled();
+// switch, lets the tests cover what a CPU without either runs: SSE2's blocks, SSSE3's shuffles
+// one register at a time, memcpy row copies). Asked by the AVX2 blocks, the packed-row shuffles
+// and the row copies alike.
+bool cpu_avx2_enabled();
 
 // Transposes the [0, na) x [0, nb) part of a tile, na and nb multiples of the block side
 // (64 / element size), in wide blocks: dst[ia * dst_stride + ib] = src[ib * src_stride + ia].
-// Only call each when its cpu_*_blocks_enabled() is true.
+// Only call each when its check (cpu_avx512_blocks_enabled, cpu_avx2_enabled) holds.
 // Instantiated for uint8_t, uint16_t, uint32_t and uint64_t (simd_transpose_avx512.cpp,
 // simd_transpose_avx2.cpp).
 template <typename T>
@@ -246,7 +248,7 @@ void transpose_blocks_avx2(const T* src, int64_t src_stride, T* dst, int64_t dst
                            BlockOrder order);
 
 // Whether this CPU moves tiles in wide blocks (AVX-512, else AVX2).
-inline bool cpu_wide_blocks_enabled() { return cpu_avx512_blocks_enabled() || cpu_avx2_blocks_enabled(); }
+inline bool cpu_wide_blocks_enabled() { return cpu_avx512_blocks_enabled() || cpu_avx2_enabled(); }
 
 // transpose_blocks_avx512 where AVX-512 runs, else transpose_blocks_avx2 (cpu_wide_blocks_enabled
 // must hold).

@@ -21,7 +21,7 @@
 
 namespace torch_transpose {
 
-bool cpu_avx2_blocks_enabled() {
+bool cpu_avx2_enabled() {
   static const bool enabled = [] {
     if (env_switched_off("TORCH_TRANSPOSE_CPU_AVX2")) return false;
     __builtin_cpu_init();
