@@ -6,6 +6,7 @@ See bench/README.md for the method and the ceilings.
 import argparse
 import datetime
 import functools
+import os
 import platform
 import re
 import statistics
@@ -214,8 +215,12 @@ def main(argv=None):
 
 
 def run_meta(args, argv, min_run_time):
+    # The library's switches (TORCH_TRANSPOSE_*, read from the environment) change which kernels
+    # run, so a run made with any set says so in its command, as a shell would have taken it.
+    switches = " ".join(f"{k}={v}" for k, v in sorted(os.environ.items()) if k.startswith("TORCH_TRANSPOSE_"))
     return {
-        "command": "python -m bench " + " ".join(argv if argv is not None else sys.argv[1:]),
+        "command": (switches + " " if switches else "") + "python -m bench "
+                   + " ".join(argv if argv is not None else sys.argv[1:]),
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "device": device_name(args.device),
         "torch": torch.__version__,

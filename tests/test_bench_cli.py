@@ -4,6 +4,7 @@ settings, the table, the bit check it shares with the benchmark, and a short CPU
 (each setting in its own process)."""
 import argparse
 import json
+import os
 import re
 import subprocess
 import sys
@@ -29,6 +30,19 @@ def test_plain_substrings_still_match_several_cases():
     chosen = _chosen("8192x8192,4194304x16")
     assert "fp32 8192x8192" in chosen and "int8 8192x8192" in chosen and "fp32 4194304x16" in chosen
     assert not any("5-D" in name for name in chosen)
+
+
+def test_results_name_the_library_switches_they_ran_with(monkeypatch):
+    # A run with TORCH_TRANSPOSE_* set (AVX-512 switched off, say) measured other kernels: its
+    # command says so, as a shell would have taken it; a plain run's command is unchanged.
+    args = run.parse_args(["--device", "cpu", "--quick"])
+    for name in [k for k in os.environ if k.startswith("TORCH_TRANSPOSE_")]:
+        monkeypatch.delenv(name)
+    assert run.run_meta(args, ["--quick"], 0.1)["command"] == "python -m bench --quick"
+    monkeypatch.setenv("TORCH_TRANSPOSE_CPU_AVX512", "0")
+    monkeypatch.setenv("TORCH_TRANSPOSE_CPU_AVX2", "0")
+    assert run.run_meta(args, ["--quick"], 0.1)["command"] == (
+        "TORCH_TRANSPOSE_CPU_AVX2=0 TORCH_TRANSPOSE_CPU_AVX512=0 python -m bench --quick")
 
 
 
