@@ -504,7 +504,9 @@ def test_box_tiles_of_tiny_matrices(device, dtype):
     # element by element; fp64's largest is one), else such a chunk down to half the budget
     # (uint8: 160, where the window's 200 is not whole vectors), the largest
     # under TORCH_TRANSPOSE_BOX_VECTOR_CHUNKS=0 (test_tiny_matrices_by_largest_box_chunk); and
-    # tiles of whole vectors load densely (BoxTileArgs::dense_loads) unless TORCH_TRANSPOSE_BOX_DENSE_LOADS=0.
+    # tiles of whole vectors load densely (BoxTileArgs::dense_loads) unless TORCH_TRANSPOSE_BOX_DENSE_LOADS=0,
+    # and store by their period (BoxTileArgs::periodic_lanes: the output is one run of 63-element
+    # items) unless TORCH_TRANSPOSE_BOX_PERIODIC_STORES=0.
     # Into a fresh tensor and a guarded view one element in (element by element).
     x = random_bits((800, 7, 9), dtype, device)
     check_fresh_and_guarded_outputs(x, (0, 2, 1))
@@ -513,20 +515,36 @@ def test_box_tiles_of_tiny_matrices(device, dtype):
         e = x.element_size()
         vector_chunks = os.environ.get("TORCH_TRANSPOSE_BOX_VECTOR_CHUNKS") != "0"
         v = {1: 16 if vector_chunks else 1, 2: 8 if vector_chunks else 1, 4: 4 if vector_chunks else 1, 8: 2}[e]
-        box = kernel_template_args(kernels, "box_tile_transpose_kernel")  # <T, VIN, VOUT, kEvictLast, kDenseLoads>
-        # Whole-vector tiles of 7 x 9 (odd both ways) load densely: the kernel's last argument.
+        # <T, VIN, VOUT, kEvictLast, kDenseLoads, kPeriodicStores>
+        box = kernel_template_args(kernels, "box_tile_transpose_kernel")
+        # Whole-vector tiles of 7 x 9 (odd both ways) load densely and store by their period.
         dense = v > 1 and os.environ.get("TORCH_TRANSPOSE_BOX_DENSE_LOADS") != "0"
+        periodic = v > 1 and os.environ.get("TORCH_TRANSPOSE_BOX_PERIODIC_STORES") != "0"
         assert box is not None and box[:3] == [KERNEL_ELEMENT_TYPES[e], str(v), str(v)], (v, kernels)
-        assert box[-1] == ("true" if dense else "false"), (dense, kernels)
+        assert box[4:] == ["true" if dense else "false", "true" if periodic else "false"], (dense, periodic, kernels)
 
 
 @pytest.mark.cuda
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
-@pytest.mark.parametrize("switch", ["TORCH_TRANSPOSE_BOX_VECTOR_CHUNKS", "TORCH_TRANSPOSE_BOX_DENSE_LOADS"])
+@pytest.mark.parametrize("switch", ["TORCH_TRANSPOSE_BOX_VECTOR_CHUNKS", "TORCH_TRANSPOSE_BOX_DENSE_LOADS",
+                                    "TORCH_TRANSPOSE_BOX_PERIODIC_STORES"])
 def test_tiny_matrices_by_largest_box_chunk(switch):
-    # Each switch off in turn: the largest chunk (element by element), or whole-vector chunks
-    # through the load walk.
-    run_file_with_switches(__file__, {switch: "0"}, "test_box_tiles_of_tiny_matrices and cuda", 4)
+    # Each switch off in turn: the largest chunk (element by element), whole-vector chunks
+    # through the load walk, or through the store walk.
+    run_file_with_switches(__file__, {switch: "0"},
+                           "(test_box_tiles_of_tiny_matrices or test_box_tiles_of_small_matrix_batches) and cuda", 8)
+
+
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.bfloat16, torch.float32, torch.float64], ids=str)
+def test_box_tiles_of_small_matrix_batches(device, dtype):
+    # Batches of small matrices whose output is one run: on CUDA box tiles store them by their
+    # period (lcm(a * b, vector) elements) where it keeps 3/4 of a block's threads busy: 3 x 5
+    # (15 1-byte vectors a period), 8 x 8 (rows whole), 5 x 12, 11 x 13 (1-byte: 143 vectors,
+    # the store walk); also a batch dim that continues neither side (a permute whose batch dim
+    # moves). Into a fresh tensor and a guarded view one element in (element by element).
+    for shape, dims in [((960, 3, 5), (0, 2, 1)), ((384, 8, 8), (0, 2, 1)), ((480, 5, 12), (0, 2, 1)),
+                        ((640, 11, 13), (0, 2, 1)), ((6, 160, 7, 9), (1, 0, 3, 2))]:
+        check_fresh_and_guarded_outputs(random_bits(shape, dtype, device), dims)
 
 
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=str)

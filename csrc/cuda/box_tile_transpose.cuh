@@ -31,6 +31,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <numeric>  // std::lcm
 
 #include "../env_switch.h"
 #include "cuda_common.cuh"
@@ -73,6 +74,14 @@ inline bool box_half_stores() {
   return on;
 }
 
+// TORCH_TRANSPOSE_BOX_PERIODIC_STORES=0 keeps the store walk (two divisions a vector, a carry walk
+// where rows are not whole vectors) on store sides that are one run in global memory (read once;
+// for A/B runs and tests of the walk).
+inline bool box_periodic_stores_enabled() {
+  static const bool on = !env_switched_off("TORCH_TRANSPOSE_BOX_PERIODIC_STORES");
+  return on;
+}
+
 // One side's walk of the tile.
 struct BoxSide {
   int e0 = 1, e1 = 1;          // extents of d0 and d1 (d2's follows from the tile size)
@@ -91,6 +100,14 @@ struct BoxTileArgs {
   // The load walk is the tile's layout in global and shared memory alike. Last, so that the
   // other fields keep their offsets (and the kernels without dense loads their SASS).
   bool dense_loads = false;
+  // Periodic stores (periodic_lanes > 0): the store walk is one run in global memory, so store
+  // vector k sits at k * VOUT, and its shared offsets repeat every lcm(e0 * e1, VOUT) elements
+  // (a whole number of d2 items), shifted by s2 an item. The first periodic_lanes threads (a
+  // multiple of that period in vectors) each take vectors periodic_lanes apart: a thread's
+  // offsets are the same in every vector it stores, plus periodic_shift per step, so it walks
+  // them once per block instead of once per vector.
+  uint32_t periodic_lanes = 0;
+  int32_t periodic_shift = 0;
 };
 
 // Element q's coordinates on one side, and its global and shared offsets.
@@ -151,14 +168,28 @@ __device__ __forceinline__ void box_store_vector(T* p, const Vec<T, V>& w) {
 
 // kDenseLoads (args.dense_loads): load vector k is elements k * VIN .. of the tile in global and
 // shared memory alike, so it moves as one 16-byte load and one 16-byte shared store.
-template <typename T, int VIN, int VOUT, bool kEvictLast, bool kDenseLoads = false>
+// kPeriodicStores (args.periodic_lanes > 0): see BoxTileArgs.
+template <typename T, int VIN, int VOUT, bool kEvictLast, bool kDenseLoads = false, bool kPeriodicStores = false>
 __global__ void __launch_bounds__(kThreads)
 box_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const BoxTileArgs args) {
   static_assert(!kDenseLoads || VIN > 1, "dense loads move whole vectors");
+  static_assert(!kPeriodicStores || VOUT > 1, "periodic stores move whole vectors");
   constexpr int kInFlight = VIN > 1 ? 4 : 8;  // loads issued per thread before the first use
   T* tile = reinterpret_cast<T*>(dynamic_smem());
   const BoxSide& ld = args.load;
   const BoxSide& st = args.store;
+
+  // Periodic stores: this thread's shared offsets for its first vector (every tile's layout is
+  // the same); threads past the last whole period store nothing.
+  int periodic_offset[kPeriodicStores ? VOUT : 1] = {};
+  uint32_t first_store = threadIdx.x;
+  if constexpr (kPeriodicStores) {
+    if (threadIdx.x < args.periodic_lanes) {
+      box_walk<VOUT>(st, box_locate(st, threadIdx.x * VOUT), [&](int j, int s) { periodic_offset[j] = s; });
+    } else {
+      first_store = st.vectors;
+    }
+  }
 
   for (uint32_t t = blockIdx.x; t < args.total_tiles; t += gridDim.x) {
     int64_t in_off, out_off;
@@ -199,11 +230,21 @@ box_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const B
     }
     __syncthreads();
 
-    for (uint32_t k = threadIdx.x; k < st.vectors; k += kThreads) {
-      const BoxSpot spot = box_locate(st, k * VOUT);
-      Vec<T, VOUT> w;
-      box_walk<VOUT>(st, spot, [&](int j, int s) { w.v[j] = tile[s]; });
-      box_store_vector<T, VOUT>(dst + spot.g, w);
+    if constexpr (kPeriodicStores) {
+      int shift = 0;
+      for (uint32_t k = first_store; k < st.vectors; k += args.periodic_lanes, shift += args.periodic_shift) {
+        Vec<T, VOUT> w;
+#pragma unroll
+        for (int j = 0; j < VOUT; ++j) w.v[j] = tile[periodic_offset[j] + shift];
+        box_store_vector<T, VOUT>(dst + k * VOUT, w);
+      }
+    } else {
+      for (uint32_t k = threadIdx.x; k < st.vectors; k += kThreads) {
+        const BoxSpot spot = box_locate(st, k * VOUT);
+        Vec<T, VOUT> w;
+        box_walk<VOUT>(st, spot, [&](int j, int s) { w.v[j] = tile[s]; });
+        box_store_vector<T, VOUT>(dst + spot.g, w);
+      }
     }
     __syncthreads();  // the next tile reuses the shared buffer
   }
@@ -325,6 +366,24 @@ inline int64_t box_chunk(const LayoutPlan& plan, int c, int64_t cap) {
   return largest;
 }
 
+// Periodic stores (BoxTileArgs) where the store side is one run in global memory of whole
+// vectors and its period in vectors, lcm(e0 * e1, V) / V, leaves at most a quarter of a block's
+// threads idle (the 7 x 9 matrices: 63 vectors, so 252 threads store).
+inline void set_periodic_stores(const SideDims& store, int vector_elems, BoxTileArgs& args) {
+  args.periodic_lanes = 0;
+  args.periodic_shift = 0;
+  const int64_t item = store.extent[0] * store.extent[1];
+  if (!box_periodic_stores_enabled() || vector_elems < 2 || store.stride[1] != store.extent[0] ||
+      store.stride[2] != item)
+    return;
+  const int64_t period_elems = std::lcm(item, static_cast<int64_t>(vector_elems));
+  const int64_t period = period_elems / vector_elems;
+  const int64_t lanes = period <= kThreads ? kThreads / period * period : 0;
+  if (lanes * 4 < kThreads * 3) return;
+  args.periodic_lanes = static_cast<uint32_t>(lanes);
+  args.periodic_shift = static_cast<int32_t>(lanes * vector_elems / item * args.store.s2);
+}
+
 }  // namespace box_tile_detail
 
 // Whether the plan fits this kernel, and its arguments. Needs a transpose with 32-bit in-tile
@@ -405,6 +464,7 @@ inline bool make_box_tile_args(const LayoutPlan& plan, uintptr_t in_address, uin
   const BoxSide& ld = args.load;
   args.dense_loads = box_dense_loads_enabled() && load_vector_elems > 1 && ld.s1 == ld.e0 && ld.s2 == ld.e0 * ld.e1 &&
                      ld.g1 == ld.e0 && ld.g2 == ld.e0 * ld.e1;
+  set_periodic_stores(sides.store, store_vector_elems, args);
   args.total_tiles = static_cast<uint32_t>(tiles);
   args.smem_elems = static_cast<uint32_t>(load.extent[2] * load_smem[2]);
   // The odd padding grows a tile with a short d0 by up to half: stay within the 48 KB that a

@@ -155,18 +155,25 @@ bool launch_box_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_t s
     return false;
   const size_t smem = static_cast<size_t>(args.smem_elems) * sizeof(T);
   const unsigned int grid = grid_for(args.total_tiles, sm_count);
-  // 8-byte stores where make_box_tile_args chose them.
+  // 8-byte stores where make_box_tile_args chose them; dense loads and periodic stores where it
+  // set them (both need whole vectors on their side).
   with_side_vectors<kFullVector<T>, /*kHalfStores=*/true>(load_v, store_v, [&](auto vin, auto vout) {
     with_bool(l2_evict_last_loads(true), [&](auto kEvictLast) {
-      if constexpr (vin.value > 1) {
-        if (args.dense_loads) {
-          launch_kernel(box_tile_transpose_kernel<T, vin.value, vout.value, kEvictLast.value, true>, grid, kThreads, smem,
-                        stream, in, out, args);
-          return;
+      auto launch = [&](auto kDenseLoads, auto kPeriodicStores) {
+        launch_kernel(box_tile_transpose_kernel<T, vin.value, vout.value, kEvictLast.value, kDenseLoads.value,
+                                                kPeriodicStores.value>,
+                      grid, kThreads, smem, stream, in, out, args);
+      };
+      auto with_stores = [&](auto kDenseLoads) {
+        if constexpr (vout.value > 1) {
+          if (args.periodic_lanes > 0) return launch(kDenseLoads, std::true_type{});
         }
+        launch(kDenseLoads, std::false_type{});
+      };
+      if constexpr (vin.value > 1) {
+        if (args.dense_loads) return with_stores(std::true_type{});
       }
-      launch_kernel(box_tile_transpose_kernel<T, vin.value, vout.value, kEvictLast.value>, grid, kThreads, smem, stream, in,
-                    out, args);
+      with_stores(std::false_type{});
     });
   });
   return true;

@@ -847,6 +847,8 @@ std::vector<Case> box_cases(int e) {
       permute_case({12, 3, 40, 20}, {1, 3, 0, 2}, e),
       permute_case({64, 5, 12}, {0, 2, 1}, e),
       permute_case({800, 7, 9}, {0, 2, 1}, e),  // chunks of whole vectors below the largest (box_chunk)
+      permute_case({960, 3, 5}, {0, 2, 1}, e),   // periodic stores of a short period (15 1-byte vectors)
+      permute_case({640, 11, 13}, {0, 2, 1}, e), // 1-byte: a period of 143 vectors, too long for periodic stores
   };
   cases.push_back(out_slice_case(e));
   // Output lines (d0) of 24 and 12 elements: 8-byte stores for 1- and 2-byte elements.
@@ -932,12 +934,32 @@ TEST(KernelsOnHost, BoxVectorChunks) {
     // 7 x 9 is odd both ways, so the vector load walk is the tile's layout in global and shared
     // memory alike (BoxTileArgs::dense_loads).
     EXPECT_EQ(b.args.dense_loads, x.v > 1 && torch_transpose::box_dense_loads_enabled());
+    // The output is one run too, of 63-element items: a period of 63 vectors, so 4 x 63 threads
+    // store, each 4 x 63 vectors on (4 x V matrices further in shared memory) at every step.
+    const bool periodic = x.v > 1 && torch_transpose::box_periodic_stores_enabled();
+    EXPECT_EQ(b.args.periodic_lanes, periodic ? 252u : 0u);
+    EXPECT_EQ(b.args.periodic_shift, periodic ? 4 * x.v * b.args.store.s2 : 0);
   }
-  // Even extents pad the shared rows (8 x 8: a row pitch of 9), so no dense loads there.
+  // Even extents pad the shared rows (8 x 8: a row pitch of 9), so no dense loads there; stores
+  // are still periodic (64-element items: 16 4-element vectors, every thread stores).
   const BoxPlan even = box_plan(permute_case({300, 8, 8}, {0, 2, 1}, 4));
   ASSERT_TRUE(even.fits) << even.placed.plan.explain();
   EXPECT_EQ(even.load_v, 4);
   EXPECT_FALSE(even.args.dense_loads);
+  EXPECT_EQ(even.args.periodic_lanes, torch_transpose::box_periodic_stores_enabled() ? 256u : 0u);
+  // 1-byte 11 x 13 matrices in chunks of 80 (whole vectors): a period of 143 vectors would idle
+  // 113 of 256 threads, so they keep the store walk.
+  const BoxPlan long_period = box_plan(permute_case({640, 11, 13}, {0, 2, 1}, 1));
+  ASSERT_TRUE(long_period.fits) << long_period.placed.plan.explain();
+  EXPECT_EQ(long_period.store_v, 16);
+  EXPECT_EQ(long_period.args.periodic_lanes, 0u);
+  // Items 72 elements apart in the output (a gap of 8 after each 8 x 8 matrix): 16-byte stores,
+  // but not one run, so no periodic stores.
+  const BoxPlan gaps = box_plan(into_view(permute_case({300, 8, 8}, {0, 2, 1}, 4), {72, 8, 1}, 0, "buf[:, :64] of rows of 72"));
+  ASSERT_TRUE(gaps.fits) << gaps.placed.plan.explain();
+  EXPECT_EQ(gaps.store_v, 4);
+  EXPECT_EQ(gaps.args.periodic_lanes, 0u);
+  check_case(into_view(permute_case({300, 8, 8}, {0, 2, 1}, 4), {72, 8, 1}, 0, "buf[:, :64] of rows of 72"));
 }
 
 // Gather tiles (a tile over a and the output's run: b and the dims that continue it): the 5-D
