@@ -47,12 +47,28 @@ def kernel_facts(triton_dir):
         keep = {k: meta.get(k) for k in ("name", "num_warps", "num_stages", "num_ctas", "shared", "maxnreg")}
         lines.append(f"kernel {json.dumps(keep)}")
         for cubin in glob.glob(os.path.join(os.path.dirname(meta_path), "*.cubin")):
-            usage = subprocess.run(["cuobjdump", "--dump-resource-usage", cubin], capture_output=True, text=True)
+            try:
+                usage = subprocess.run(["cuobjdump", "--dump-resource-usage", cubin], capture_output=True, text=True)
+            except FileNotFoundError:  # the kernel's source and metadata still go in the report
+                lines.append("  (no cuobjdump on PATH: registers not read)")
+                continue
             lines += ["  " + line.strip() for line in usage.stdout.splitlines() if "REG" in line or "Function" in line]
     return lines
 
 
 def probe(case, report, device):
+    saved = {name: os.environ.get(name) for name in ("TORCHINDUCTOR_CACHE_DIR", "TRITON_CACHE_DIR")}
+    try:
+        probe_in_fresh_caches(case, report, device)
+    finally:  # the directories are gone: later compiles in this process use the caches they had
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def probe_in_fresh_caches(case, report, device):
     with tempfile.TemporaryDirectory() as work:
         os.environ["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(work, "inductor")
         os.environ["TRITON_CACHE_DIR"] = os.path.join(work, "triton")

@@ -45,7 +45,6 @@ def test_results_name_the_library_switches_they_ran_with(monkeypatch):
         "TORCH_TRANSPOSE_CPU_AVX2=0 TORCH_TRANSPOSE_CPU_AVX512=0 python -m bench --quick")
 
 
-
 def test_settings_parse_and_malformed_ones_are_refused():
     assert ab_gpu_time.parse_setting("") == {}
     assert ab_gpu_time.parse_setting("A=1  B=0") == {"A": "1", "B": "0"}
