@@ -59,18 +59,51 @@ inline Override realign_window_override() {
 // 0.902-0.907, 128x768x1500 0.980-0.982 -> 0.963-0.964, 16x4096x4100 0.978-0.984 -> 0.975,
 // 8192x8188 0.947 -> 0.948, 4x8192x8188 0.961-0.966 -> 0.965-0.971.
 constexpr int64_t kRealignHalfVectorWaves = 8;
-constexpr int kRealignBlocksPerSm = 4;  // the kernel's launch bounds
+// The kernel's launch bounds, for tiles of either size. Small tiles at 5 blocks per SM (a stack
+// of up to 16 bytes) read less than at 4 where they matter most: H100, same call, two rounds
+// (bench/NOTES.md v66), 4 -> 5 blocks: fp16 2049x2051 0.70 -> 0.62-0.67, int8 2049x2051 0.58 ->
+// 0.52-0.55, bf16 4097x768 0.98-0.99 -> 0.96-0.97.
+constexpr int kRealignBlocksPerSm = 4;
 inline bool realign_window_by_default(int element_bytes, int vector, bool only_output_off_grid, int64_t tiles,
                                       int sm_count) {
   if (!(element_bytes == 2 && vector == 4)) return true;
   return only_output_off_grid && tiles >= kRealignHalfVectorWaves * kRealignBlocksPerSm * sm_count;
 }
 
+// Whether a plan whose tiles of kRealignTileA rows number `tiles` takes tiles of
+// kSmallRealignTileA rows instead. On small grids a block's load and store phases follow each
+// other with little else on the SM to overlap them, and twice the blocks of half the size fill
+// that gap; on large ones the extra rows each small tile loads for its window's shift cost more.
+// 2-byte plans gain up to 35 tiles of 128 rows per SM, are level at 48 and lose 0.005-0.01 at
+// 64 and more; 1-byte plans gain up to about 4, are level at 7 and lose at 16. H100 (132 SMs),
+// same call, two rounds, ours / copy by GPU time, 128 -> 64 rows (bench/NOTES.md v66,
+// results/h100-ab-session65.md), tiles of 128 rows per SM in brackets: fp16 2049x2051 (2.2)
+// 0.50 -> 0.70, bf16 4097x768 (1.0) 0.78 -> 0.98-0.99, bf16 1025x8193 (2.0) 0.64 -> 0.73-0.74,
+// fp16 4097x4099 (8.3) 0.86-0.87 -> 0.95, fp16 8191x8193 (32) 0.91 -> 0.94, bf16 64x1500x768
+// (35) 0.97 -> 0.99, fp16 12289x8193 (48) 0.92 -> 0.93, fp16 8x4100x4096 (64) 0.97 -> 0.96,
+// fp16 16383x16385 (125) 0.92 -> 0.91-0.92; int8 2049x2051 (1.2) 0.41-0.47 -> 0.53-0.63,
+// int8 4097x4095 (4.1) 0.49-0.50 -> 0.55-0.57, int8 3000x5000 (3.6) 0.59-0.63 -> 0.61-0.64,
+// int8 8191x2049 (4.1) 0.55-0.56 -> 0.56-0.57, int8 6000x5000 (7.3) 0.77-0.78 -> 0.76-0.77,
+// int8 8191x8193 (16) 0.80-0.81 -> 0.76, int8 8192x8190 (16) 0.91 -> 0.89.
+// TORCH_TRANSPOSE_REALIGN_SMALL_TILES: 0 = never, 1 = always (tests, A/B runs), unset = this rule.
+constexpr int64_t kRealignSmallTilesBelowOneByte = 8, kRealignSmallTilesBelowTwoByte = 40;  // tiles per SM
+inline bool realign_small_tiles_by_default(int element_bytes, int64_t tiles, int sm_count) {
+  return tiles < (element_bytes == 1 ? kRealignSmallTilesBelowOneByte : kRealignSmallTilesBelowTwoByte) * sm_count;
+}
+inline Override realign_small_tiles_override() {
+  static const Override setting = env_override("TORCH_TRANSPOSE_REALIGN_SMALL_TILES");
+  return setting;
+}
+
 // 128 output rows per tile; each output row's window is 256 bytes (two lines), each input row's
 // share 128 (1-byte) or 256 (2-byte) bytes. Shared memory: 36 KB of rows plus the staging slots.
-template <int E> struct RealignWindowShape {
+// Small tiles (kSmallRealignTileA output rows, half the shares and the shared memory) give grids
+// too small to fill the SMs twice as many blocks (realign_small_tiles_by_default).
+constexpr int kRealignTileA = 128, kSmallRealignTileA = 64;
+template <int E, int TileA = kRealignTileA> struct RealignWindowShape {
   static_assert(E == 1 || E == 2, "realign window tiles are built for 1- and 2-byte elements");
-  static constexpr int kTileA = 128;               // elements along a: output rows per tile
+  static_assert(TileA == kRealignTileA || TileA == kSmallRealignTileA, "the store lanes cover 16 rows a pass");
+  static constexpr int kTileA = TileA;             // elements along a: output rows per tile
   static constexpr int kTileB = 256 / E;           // elements along b: one output row's window
   static constexpr int kV = 16 / E;                // elements per 16-byte chunk
   static constexpr int kShift = 32 / E;            // window alignment: one 32-byte sector
@@ -242,22 +275,25 @@ __device__ __forceinline__ void store_byte_quads(const uint4* rows, unsigned cha
 // loaded chunks are the aligned chunks themselves: no exchange, realignment or staging loads
 // (input_rows_on_chunk_grid).
 // kLoadPolicy: the cache policy of the chunk loads (realign_load_rule says which plans take which).
+// kTileA: kRealignTileA, or kSmallRealignTileA for small grids (their own launch bound).
 template <typename T, bool kShifted, typename Index, bool kByteQuads = false, bool kAlignedInput = false,
-          RealignLoads kLoadPolicy = RealignLoads::kPlain>
+          RealignLoads kLoadPolicy = RealignLoads::kPlain, int kTileA = kRealignTileA>
 __global__ void __launch_bounds__(kThreads, kRealignBlocksPerSm)
 realign_window_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const RealignWindowArgs args) {
   static_assert(!kByteQuads || (sizeof(T) == 1 && !kShifted), "byte quads serve unshifted 1-byte tiles");
-  using Shape = RealignWindowShape<sizeof(T)>;
+  using Shape = RealignWindowShape<sizeof(T), kTileA>;
   constexpr int kE = sizeof(T);
-  constexpr int kTileA = Shape::kTileA, kTileB = Shape::kTileB, kV = Shape::kV, kChunks = Shape::kChunks;
+  constexpr int kTileB = Shape::kTileB, kV = Shape::kV, kChunks = Shape::kChunks;
   constexpr int kShift = kShifted ? Shape::kShift : 0;
   constexpr int kRows = kTileB + kShift;  // input rows (b) per tile
   constexpr int kLy = kThreads / kChunks;  // load: kChunks lanes per row, kLy rows per pass
-  constexpr int kLoads = kRows / kLy;
+  // Small tiles' shifted windows end in a part pass (kRows = 9 * 16 or 9 * 32 rows, kLy = 32 or 64).
+  constexpr int kLoads = (kRows + kLy - 1) / kLy;
+  constexpr bool kPartPass = kRows % kLy != 0;
   constexpr int kStaging = (kRows + kThreads - 1) / kThreads;  // staging loads per thread
   constexpr int kSx = kTileB / kV;         // store: lanes (vectors) per output row
   constexpr int kSy = kThreads / kSx;      // output rows per pass
-  static_assert(kRows % kLy == 0 && kTileA % kSy == 0 && 32 % kChunks == 0, "tile must split evenly over the block");
+  static_assert(kTileA % kSy == 0 && 32 % kChunks == 0, "tile must split evenly over the block");
   static_assert(kLy * kE % 16 == 0, "a thread's rows must share their offset from the 16-byte grid (park)");
   // rows[j * kChunks + (c ^ key(j))]: aligned chunk c of input row b0 - kShift + j.
   __shared__ uint4 rows[kRows * kChunks];
@@ -300,6 +336,10 @@ realign_window_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ o
     auto load_all = [&](auto&& load) {
 #pragma unroll
       for (int i = 0; i < kLoads; ++i) {
+        if (kPartPass && i == kLoads - 1 && ly + i * kLy >= kRows) {
+          raw[i] = make_uint4(0, 0, 0, 0);  // exchanged in the park below, never stored
+          continue;
+        }
         const unsigned char* p = share(ly + i * kLy);
         raw[i] = load(cover(p) + min(lx, last_chunk(offset(p))));
       }
@@ -328,13 +368,18 @@ realign_window_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ o
 #pragma unroll
       for (int i = 0; i < kLoads; ++i) {
         const int j = ly + i * kLy;
+        // A part pass's idle rows (whole warps: kLy is a multiple of 32) still take part in the
+        // exchange, which the host emulation runs block-wide.
+        const bool row_on = !kPartPass || i < kLoads - 1 || j < kRows;
         if constexpr (kAlignedInput) {
-          rows[j * kChunks + (lx ^ key(j))] = raw[i];
+          if (row_on) rows[j * kChunks + (lx ^ key(j))] = raw[i];
         } else {
           const int m = offset_of_row(j);
           uint4 next = chunk_of_next_lane(raw[i], kChunks);
-          if (lx == kChunks - 1 && last_chunk(m) >= kChunks) next = staging[j];
-          rows[j * kChunks + (lx ^ key(j))] = realign_chunk(raw[i], next, m);
+          if (row_on) {
+            if (lx == kChunks - 1 && last_chunk(m) >= kChunks) next = staging[j];
+            rows[j * kChunks + (lx ^ key(j))] = realign_chunk(raw[i], next, m);
+          }
         }
       }
     };
