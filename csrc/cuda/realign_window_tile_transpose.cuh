@@ -275,7 +275,8 @@ __device__ __forceinline__ void store_byte_quads(const uint4* rows, unsigned cha
 // loaded chunks are the aligned chunks themselves: no exchange, realignment or staging loads
 // (input_rows_on_chunk_grid).
 // kLoadPolicy: the cache policy of the chunk loads (realign_load_rule says which plans take which).
-// kTileA: kRealignTileA, or kSmallRealignTileA for small grids (their own launch bound).
+// kTileA: kRealignTileA, or kSmallRealignTileA for small grids (realign_small_tiles_by_default),
+// under the same launch bound (64-row tiles: 48-64 registers, no stack).
 template <typename T, bool kShifted, typename Index, bool kByteQuads = false, bool kAlignedInput = false,
           RealignLoads kLoadPolicy = RealignLoads::kPlain, int kTileA = kRealignTileA>
 __global__ void __launch_bounds__(kThreads, kRealignBlocksPerSm)
