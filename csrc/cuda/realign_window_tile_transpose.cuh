@@ -306,6 +306,9 @@ realign_window_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ o
 
   const Index in_sb = static_cast<Index>(args.in_sb), out_sa = static_cast<Index>(args.out_sa);
   const int lx = threadIdx.x % kChunks, ly = threadIdx.x / kChunks;
+  // Whether this thread's row of load pass i (ly + i kLy) lies in the tile: only a part pass
+  // (small tiles' shifted windows) has rows past kRows, in whole warps (kLy is a multiple of 32).
+  auto row_in_tile = [&](int i) { return !kPartPass || i < kLoads - 1 || ly + i * kLy < kRows; };
 
   for (int64_t t = blockIdx.x; t < args.order.total; t += gridDim.x) {
     const TileSpot spot = args.locate(t);
@@ -337,7 +340,7 @@ realign_window_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ o
     auto load_all = [&](auto&& load) {
 #pragma unroll
       for (int i = 0; i < kLoads; ++i) {
-        if (kPartPass && i == kLoads - 1 && ly + i * kLy >= kRows) {
+        if (!row_in_tile(i)) {
           raw[i] = make_uint4(0, 0, 0, 0);  // exchanged in the park below, never stored
           continue;
         }
@@ -369,9 +372,9 @@ realign_window_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ o
 #pragma unroll
       for (int i = 0; i < kLoads; ++i) {
         const int j = ly + i * kLy;
-        // A part pass's idle rows (whole warps: kLy is a multiple of 32) still take part in the
-        // exchange, which the host emulation runs block-wide.
-        const bool row_on = !kPartPass || i < kLoads - 1 || j < kRows;
+        // A part pass's idle rows still take part in the exchange, which the host emulation
+        // runs block-wide.
+        const bool row_on = row_in_tile(i);
         if constexpr (kAlignedInput) {
           if (row_on) rows[j * kChunks + (lx ^ key(j))] = raw[i];
         } else {
