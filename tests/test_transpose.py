@@ -335,31 +335,35 @@ def test_rows_off_the_vector_grid_small_types(device, dtype, shape):
                          ids=["on", "no_byte_quads", "realign_all", "plain_loads", "evict_last", "fetch_256",
                               "large_tiles", "large_tiles_no_byte_quads", "large_tiles_realign_all", "off"])
 def test_realign_window_tiles_forced(switches):
-    # These shapes give an H200 far fewer than 8 tiles of 128 rows per SM, so by the rule they
+    # These shapes give an H200 far fewer than 7 tiles of 128 rows per SM, so by the rule they
     # take tiles of 64 rows (realign_small_tiles_by_default); the large_tiles runs keep 128.
     rerun_with_switches(switches, "test_rows_off_the_vector_grid_small_types and cuda", 24)
 
 
 # Realign window tiles of 64 output rows where tiles of 128 would give each SM fewer than 40
-# (2-byte elements; realign_small_tiles_by_default): fp16 2049x2051 (289 tiles of 128 rows; 132
-# SMs on an H200) takes them, fp16 12289x8193 (6305) keeps 128; TORCH_TRANSPOSE_REALIGN_SMALL_TILES=0
-# or 1 decides for both (test_realign_tile_rows_switched). The kernel's last template argument is
-# its rows.
+# (2-byte elements) or 7 (1-byte; realign_small_tiles_by_default): with 132 SMs (an H100 or
+# H200), fp16 2049x2051 (289 tiles of 128 rows) and int8 6000x4500 (36 x 24 = 864, shifted
+# windows) take them; fp16 12289x8193 (6305) and int8 6500x4500 (36 x 26 = 936) keep 128;
+# TORCH_TRANSPOSE_REALIGN_SMALL_TILES=0 or 1 decides for all (test_realign_tile_rows_switched). The
+# kernel's last template argument is its rows.
 @pytest.mark.cuda
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 def test_realign_tile_rows_by_grid():
     sm_count = torch.cuda.get_device_properties(0).multi_processor_count
     setting = os.environ.get("TORCH_TRANSPOSE_REALIGN_SMALL_TILES")
-    for shape, tiles in [((2049, 2051), 17 * 17), ((12289, 8193), 97 * 65)]:
-        x = random_bits(shape, torch.float16, "cuda")
+    for dtype, shape, tiles, below in [(torch.float16, (2049, 2051), 17 * 17, 40),
+                                       (torch.float16, (12289, 8193), 97 * 65, 40),
+                                       (torch.int8, (6000, 4500), 36 * 24, 7),
+                                       (torch.int8, (6500, 4500), 36 * 26, 7)]:
+        x = random_bits(shape, dtype, "cuda")
         assert_bits_equal(tt.transpose(x), reference(x))
         assert_transpose_into_guarded_view(x, 1, 3, 3, 5)
         kernels = cuda_kernels_of(lambda: tt.transpose(x))
         if kernels is None:  # no profiler (compute-sanitizer): values only
             continue
-        expected = {"0": "128", "1": "64"}.get(setting, "64" if tiles < 40 * sm_count else "128")
+        expected = {"0": "128", "1": "64"}.get(setting, "64" if tiles < below * sm_count else "128")
         args = kernel_template_args(kernels, "realign_window_tile_transpose_kernel")
-        assert args is not None and args[-1] == expected, (shape, kernels)
+        assert args is not None and args[-1] == expected, (dtype, shape, kernels)
 
 
 @pytest.mark.cuda
