@@ -80,12 +80,12 @@ inline bool realign_window_by_default(int element_bytes, int vector, bool only_o
 // 0.98-0.99 -> 0.97-0.98; batched bf16 64x1501x768, 35, gains 0.02), which the rule does not yet
 // tell apart. 1-byte plans gain up to about 4, are level to 6.5 and from 7 on are level or lose
 // 0.02-0.03. H100 (132 SMs), same call, two rounds, ours / copy by GPU time, 128 -> 64 rows
-// (bench/NOTES.md v66, results/h100-ab-session65.md), tiles of 128 rows per SM in brackets: fp16 2049x2051 (2.2)
-// 0.50 -> 0.70, bf16 4097x768 (1.0) 0.78 -> 0.98-0.99, bf16 1025x8193 (2.0) 0.64 -> 0.73-0.74,
-// fp16 4097x4099 (8.3) 0.86-0.87 -> 0.95, fp16 8191x8193 (32) 0.91 -> 0.94, bf16 64x1500x768
-// (35) 0.97 -> 0.99, fp16 12289x8193 (48) 0.92 -> 0.93, fp16 8x4100x4096 (64) 0.97 -> 0.96,
-// fp16 16383x16385 (125) 0.92 -> 0.91-0.92; int8 2049x2051 (1.2) 0.41-0.47 -> 0.53-0.63,
-// int8 4097x4095 (4.1) 0.49-0.50 -> 0.55-0.57, int8 3000x5000 (3.6) 0.59-0.63 -> 0.61-0.64,
+// (bench/NOTES.md v66, results/h100-ab-session65.md), tiles of 128 rows per SM in brackets: fp16
+// 2049x2051 (2.2) 0.50 -> 0.70, bf16 4097x768 (1.0) 0.78 -> 0.98-0.99, bf16 1025x8193 (2.0) 0.64 ->
+// 0.73-0.74, fp16 4097x4099 (8.3) 0.86-0.87 -> 0.95, fp16 8191x8193 (32) 0.91 -> 0.94, bf16
+// 64x1500x768 (35) 0.97 -> 0.99, fp16 12289x8193 (48) 0.92 -> 0.93, fp16 8x4100x4096 (64) 0.97 ->
+// 0.96, fp16 16383x16385 (125) 0.92 -> 0.91-0.92; int8 2049x2051 (1.2) 0.41-0.47 -> 0.53-0.63, int8
+// 4097x4095 (4.1) 0.49-0.50 -> 0.55-0.57, int8 3000x5000 (3.6) 0.59-0.63 -> 0.61-0.64,
 // int8 8191x2049 (4.1) 0.55-0.56 -> 0.56-0.57, int8 8191x8193 (16) 0.80-0.81 -> 0.76,
 // int8 8192x8190 (16) 0.91 -> 0.89. The 1-byte threshold, session 66 (H100, three calls of 2-3
 // rounds, results/h100-ab-session66.md; 128 -> 64 rows): int8 5000x4097 (5.0) 0.61-0.64 ->
