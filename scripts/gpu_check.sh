@@ -6,7 +6,8 @@
 # RUN_BENCH=0, SANITIZE=0, SANITIZE_TOOLS, SANITIZE_TARGET=subset|suite|rest, SANITIZE_SCRIPT,
 # SANITIZE_SHARDS, SANITIZE_OURS_ONLY, SANITIZE_TIMEOUT, SANITIZE_CASE_TIMEOUT (see the sanitizer
 # section below), SANITIZE_PARALLEL=1 (the tools run at once, alongside the tests: the tools
-# load the CPU, not the GPU; never together with the benchmark), PYTEST_ARGS, TEST_FILES (or none),
+# load the CPU, not the GPU; never together with the benchmark), PYTEST_ARGS, PYTEST_SHARDS (see
+# the pytest section), TEST_FILES (or none),
 # INDUCTOR_CXX, CTEST=1 (the C++ tests too: make test-cpp; GTEST_SOURCE names GoogleTest
 # sources when the machine has no libgtest). Every test file runs, the slow huge-tensor ones
 # (tests/test_huge.py) too. Each log line carries the time and the seconds since the start;
@@ -154,10 +155,33 @@ if [[ ${SANITIZE:-1} == 1 && ${SANITIZE_PARALLEL:-0} == 1 ]]; then
   done
 fi
 
-say "== pytest, one process per test file (a crash in one cannot hide the others)"
 # TEST_FILES=none runs no test file (a sanitizer- or bench-only call).
 test_files=(${TEST_FILES:-tests/test_*.py})
 [[ ${TEST_FILES:-} == none ]] && test_files=()
+# PYTEST_SHARDS=k (k > 1): the test files' cases, and the older paths' run below, go to k pytest
+# processes at once (scripts/pytest_shards.py: cases dealt round robin, the huge-tensor ones to
+# one shard) instead of one process per file: most of a file's time is the host's (each switch
+# rerun starts a pytest process), so 16 cores finish sooner. A crash still ends one shard only.
+sharded_pytest() {  # label, then the pytest selection; the environment as the caller set it
+  local label=$1
+  shift
+  python3 scripts/pytest_shards.py "$PYTEST_SHARDS" --log-dir "$OUT/shards-pytest" -- "$@" > "$OUT/pytest.tmp" 2>&1
+  local rc=$?
+  cat "$OUT"/shards-pytest/shard-*.log "$OUT/pytest.tmp" >> "$LOG" 2>/dev/null
+  rm -rf "$OUT/shards-pytest"
+  say "$label: exit $rc: $(grep '^all shards:' "$OUT/pytest.tmp")"
+  if [[ $rc -ne 0 ]]; then
+    status=1
+    grep -E "^shard|^  (FAILED|ERROR)|^collection failed" "$OUT/pytest.tmp" | head -20
+  fi
+}
+if [[ ${PYTEST_SHARDS:-1} -gt 1 && ${#test_files[@]} -gt 0 ]]; then
+  say "== pytest, every test file's cases in $PYTEST_SHARDS processes at once"
+  CXX=$test_cxx sharded_pytest "every test file, sharded" "${test_files[@]}" ${PYTEST_ARGS:-}
+  test_files=()
+else
+  say "== pytest, one process per test file (a crash in one cannot hide the others)"
+fi
 for file in "${test_files[@]}"; do
   CXX=$test_cxx python3 -X faulthandler -m pytest "$file" -q -ra -p no:cacheprovider ${PYTEST_ARGS:-} > "$OUT/pytest.tmp" 2>&1
   rc=$?
@@ -197,12 +221,19 @@ if [[ ${TEST_FILES:-} != none ]]; then
                TORCH_TRANSPOSE_TMA_TILE=0 TORCH_TRANSPOSE_WINDOW_HALF_VECTORS=0 TORCH_TRANSPOSE_REALIGN_WINDOW=0
                TORCH_TRANSPOSE_LEAN_TILE=0 TORCH_TRANSPOSE_LEAN_NARROW=0 TORCH_TRANSPOSE_LEAN_ROWS=0
                TORCH_TRANSPOSE_LEAN_WINDOW=0 TORCH_TRANSPOSE_GATHER_TILE=0 TORCH_TRANSPOSE_L2_EVICT_LAST=0)
-  env "${older_paths[@]}" python3 -m pytest tests/test_transpose.py tests/test_permute.py -m cuda -q -p no:cacheprovider \
-    > "$OUT/pytest.tmp" 2>&1
-  rc=$?
-  cat "$OUT/pytest.tmp" >> "$LOG"
-  say "${older_paths[*]} test_transpose + test_permute, CUDA cases: exit $rc: $(grep -E '^[0-9]+ (passed|failed)' "$OUT/pytest.tmp" | tail -1)"
-  [[ $rc -eq 0 ]] || { status=1; grep -E "^FAILED|^ERROR" "$OUT/pytest.tmp" | head -20; }
+  if [[ ${PYTEST_SHARDS:-1} -gt 1 ]]; then
+    export "${older_paths[@]}"
+    sharded_pytest "${older_paths[*]} test_transpose + test_permute, CUDA cases" \
+      tests/test_transpose.py tests/test_permute.py -m cuda
+    unset "${older_paths[@]%%=*}"
+  else
+    env "${older_paths[@]}" python3 -m pytest tests/test_transpose.py tests/test_permute.py -m cuda -q -p no:cacheprovider \
+      > "$OUT/pytest.tmp" 2>&1
+    rc=$?
+    cat "$OUT/pytest.tmp" >> "$LOG"
+    say "${older_paths[*]} test_transpose + test_permute, CUDA cases: exit $rc: $(grep -E '^[0-9]+ (passed|failed)' "$OUT/pytest.tmp" | tail -1)"
+    [[ $rc -eq 0 ]] || { status=1; grep -E "^FAILED|^ERROR" "$OUT/pytest.tmp" | head -20; }
+  fi
 fi
 rm -f "$OUT/pytest.tmp"
 

@@ -1,0 +1,50 @@
+"""scripts/pytest_shards.py, the sharded pytest runner of the GPU calls: its sums must be the
+cases' own counts, and a failure in any shard must fail the run."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+SCRIPT = os.path.join(os.path.dirname(__file__), "..", "scripts", "pytest_shards.py")
+
+CASES = '''
+import pytest
+
+@pytest.mark.parametrize("n", range(7))
+def test_numbers(n):
+    assert n != {fail}
+
+@pytest.mark.skip(reason="counted as skipped, not passed")
+def test_skipped():
+    pass
+'''
+
+
+def run_shards(tmp_path, shards, fail):
+    (tmp_path / "test_cases.py").write_text(CASES.format(fail=fail))
+    done = subprocess.run([sys.executable, SCRIPT, str(shards), "--log-dir", str(tmp_path / "logs"), "--",
+                           "test_cases.py"], cwd=tmp_path, capture_output=True, text=True)
+    return done.returncode, done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("shards", [1, 3, 20])
+def test_sums_are_the_cases_counts(tmp_path, shards):
+    rc, out = run_shards(tmp_path, shards, fail=-1)
+    assert rc == 0, out
+    assert "all shards: 7 passed, 1 skipped" in out, out
+    used = min(shards, 8)
+    assert f"8 cases in {used} shard(s)" in out, out
+    assert len(os.listdir(tmp_path / "logs")) == used
+
+
+def test_a_failing_case_fails_the_run(tmp_path):
+    rc, out = run_shards(tmp_path, 3, fail=4)
+    assert rc == 1, out
+    assert "6 passed" in out and "1 failed" in out and "(FAILED)" in out, out
+    assert "FAILED test_cases.py::test_numbers[4]" in out, out
+
+
+def test_shards_must_be_positive(tmp_path):
+    rc, out = run_shards(tmp_path, 0, fail=-1)
+    assert rc == 2 and "shards: expected at least 1, got 0" in out, out
