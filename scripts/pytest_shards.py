@@ -16,6 +16,7 @@ when a shard failed (or ran past --timeout seconds), 0 otherwise.
 import argparse
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -73,14 +74,15 @@ def main():
     for k, part in enumerate(parts):
         log = open(os.path.join(log_dir, f"shard-{k}.log"), "w")
         command = [sys.executable, "-X", "faulthandler", "-m", "pytest", "-q", "-ra", "-p", "no:cacheprovider", *part]
-        runs.append((k, log, subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)))
+        # A session of its own: a shard stopped by --timeout takes its switch reruns with it.
+        runs.append((k, log, subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)))
 
     totals, failed = {}, False
     for k, log, process in runs:
         try:
             rc = process.wait(timeout=None if args.timeout is None else max(1.0, args.timeout - (time.monotonic() - start)))
         except subprocess.TimeoutExpired:
-            process.kill()
+            os.killpg(process.pid, signal.SIGKILL)
             rc = process.wait()
             print(f"shard {k}: stopped after --timeout {args.timeout:.0f} s")
         log.close()

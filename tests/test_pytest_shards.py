@@ -48,3 +48,10 @@ def test_a_failing_case_fails_the_run(tmp_path):
 def test_shards_must_be_positive(tmp_path):
     rc, out = run_shards(tmp_path, 0, fail=-1)
     assert rc == 2 and "shards: expected at least 1, got 0" in out, out
+
+
+def test_a_shard_past_the_timeout_fails_the_run(tmp_path):
+    (tmp_path / "test_slow.py").write_text("import time\n\ndef test_sleeps():\n    time.sleep(60)\n")
+    done = subprocess.run([sys.executable, SCRIPT, "1", "--timeout", "3", "--", "test_slow.py"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=50)
+    assert done.returncode == 1 and "stopped after --timeout 3 s" in done.stdout, done.stdout + done.stderr
