@@ -162,10 +162,11 @@ test_files=(${TEST_FILES:-tests/test_*.py})
 # processes at once (scripts/pytest_shards.py: cases dealt round robin, the huge-tensor ones to
 # one shard) instead of one process per file: most of a file's time is the host's (each switch
 # rerun starts a pytest process), so 16 cores finish sooner. A crash still ends one shard only.
+# Unset, the older paths' run is one shard, and each test file a process of its own.
 sharded_pytest() {  # label, then the pytest selection; the environment as the caller set it
   local label=$1
   shift
-  python3 scripts/pytest_shards.py "$PYTEST_SHARDS" --log-dir "$OUT/shards-pytest" -- "$@" > "$OUT/pytest.tmp" 2>&1
+  python3 scripts/pytest_shards.py "${PYTEST_SHARDS:-1}" --log-dir "$OUT/shards-pytest" -- "$@" > "$OUT/pytest.tmp" 2>&1
   local rc=$?
   cat "$OUT"/shards-pytest/shard-*.log "$OUT/pytest.tmp" >> "$LOG" 2>/dev/null
   rm -rf "$OUT/shards-pytest"
@@ -221,19 +222,10 @@ if [[ ${TEST_FILES:-} != none ]]; then
                TORCH_TRANSPOSE_TMA_TILE=0 TORCH_TRANSPOSE_WINDOW_HALF_VECTORS=0 TORCH_TRANSPOSE_REALIGN_WINDOW=0
                TORCH_TRANSPOSE_LEAN_TILE=0 TORCH_TRANSPOSE_LEAN_NARROW=0 TORCH_TRANSPOSE_LEAN_ROWS=0
                TORCH_TRANSPOSE_LEAN_WINDOW=0 TORCH_TRANSPOSE_GATHER_TILE=0 TORCH_TRANSPOSE_L2_EVICT_LAST=0)
-  if [[ ${PYTEST_SHARDS:-1} -gt 1 ]]; then
-    export "${older_paths[@]}"
-    sharded_pytest "${older_paths[*]} test_transpose + test_permute, CUDA cases" \
-      tests/test_transpose.py tests/test_permute.py -m cuda
-    unset "${older_paths[@]%%=*}"
-  else
-    env "${older_paths[@]}" python3 -m pytest tests/test_transpose.py tests/test_permute.py -m cuda -q -p no:cacheprovider \
-      > "$OUT/pytest.tmp" 2>&1
-    rc=$?
-    cat "$OUT/pytest.tmp" >> "$LOG"
-    say "${older_paths[*]} test_transpose + test_permute, CUDA cases: exit $rc: $(grep -E '^[0-9]+ (passed|failed)' "$OUT/pytest.tmp" | tail -1)"
-    [[ $rc -eq 0 ]] || { status=1; grep -E "^FAILED|^ERROR" "$OUT/pytest.tmp" | head -20; }
-  fi
+  export "${older_paths[@]}"
+  sharded_pytest "${older_paths[*]} test_transpose + test_permute, CUDA cases" \
+    tests/test_transpose.py tests/test_permute.py -m cuda
+  unset "${older_paths[@]%%=*}"
 fi
 rm -f "$OUT/pytest.tmp"
 
