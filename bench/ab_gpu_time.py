@@ -206,6 +206,10 @@ def main(argv=None):
         for text in args.settings:
             rounds[-1][text] = run_setting(args, text)
             print(f"round {r + 1}, {setting_label(text)}: done", file=sys.stderr, flush=True)
+        if args.out and r + 1 < args.rounds:
+            # The rounds so far, so that a call's time limit that stops a later round keeps them.
+            with open(args.out, "w") as f:
+                f.write(table(args.settings, rounds) + "\n")
     print_table(table(args.settings, rounds), args.out)
 
 

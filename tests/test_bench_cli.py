@@ -83,6 +83,25 @@ def test_ab_runs_each_setting_in_its_own_process_on_the_cpu(tmp_path):
     assert re.fullmatch(r"\| fp32 NCHW->NHWC 16x64x56x56 \| \d+\.\d{3} \| \d+\.\d{3} \|", rows[2]), rows
 
 
+def test_ab_keeps_the_finished_rounds_when_a_later_one_is_stopped(tmp_path, monkeypatch):
+    # A call's time limit can stop a later round: the --out file keeps the rounds before it.
+    out = tmp_path / "ab.md"
+    finished = []
+
+    def fake_run_setting(args, text):
+        if len(finished) == 2:  # round 2's first setting: stopped
+            raise KeyboardInterrupt
+        finished.append(text)
+        return {"int8 4x4 (shape)": 0.5 if text else 0.25}
+
+    monkeypatch.setattr(ab_gpu_time, "run_setting", fake_run_setting)
+    with pytest.raises(KeyboardInterrupt):
+        ab_gpu_time.main(["--device", "cpu", "--shapes", "int8 4x4", "--settings", "", "X=1", "--rounds", "3",
+                          "--out", str(out)])
+    assert out.read_text().splitlines() == ["| case | as is | X=1 |", "|---|---|---|",
+                                            "| int8 4x4 (shape) | 0.250 | 0.500 |"]
+
+
 def test_shapes_become_transposes_of_the_last_two_dims():
     cases = ab_gpu_time.shape_cases(" int8 12288x4096, fp32 3x40x56 ")
     assert [(c.name, c.dtype, c.shape, c.op) for c in cases] == [

@@ -340,30 +340,59 @@ def test_realign_window_tiles_forced(switches):
     rerun_with_switches(switches, "test_rows_off_the_vector_grid_small_types and cuda", 24)
 
 
+def realign_small_tiles_expected(dtype, shape, sm_count):
+    """Mirror of realign_small_tiles_by_default (realign_window_tile_transpose.cuh) for the
+    transpose of a contiguous (rows, cols) tensor whose storage starts on a 256-byte boundary:
+    whether its realign window plan takes tiles of 64 output rows."""
+    rows, cols = shape
+    element = torch.empty((), dtype=dtype).element_size()
+    tile_b, shift = 256 // element, 32 // element
+    tiles_a = -(-cols // 128)  # output rows: the input's columns
+    extra_b = 0 if rows % shift == 0 else shift - 1  # output rows off the sector grid: shifted windows
+    tiles_b = -(-(rows + extra_b) // tile_b)
+    tiles = tiles_a * tiles_b
+    if element == 1:
+        return tiles < 7 * sm_count
+    aligned_input = cols * element % 16 == 0
+    tall = aligned_input and tiles >= 10 * sm_count and 4 * sm_count < 9 * tiles_b
+    return not tall and tiles < 40 * sm_count
+
+
 # Realign window tiles of 64 output rows where tiles of 128 would give each SM fewer than 40
-# (2-byte elements) or 7 (1-byte; realign_small_tiles_by_default): with 132 SMs (an H100 or
-# H200), fp16 2049x2051 (289 tiles of 128 rows) and int8 6000x4500 (36 x 24 = 864, shifted
-# windows) take them; fp16 12289x8193 (6305) and int8 6500x4500 (36 x 26 = 936) keep 128;
-# TORCH_TRANSPOSE_REALIGN_SMALL_TILES=0 or 1 decides for all (test_realign_tile_rows_switched). The
-# kernel's last template argument is its rows.
+# (2-byte elements) or 7 (1-byte) and, for 2-byte plans, the matrix is not a tall one with
+# aligned input rows (realign_small_tiles_by_default). With 132 SMs (an H100 or H200): fp16
+# 2049x2051 (289 tiles of 128 rows), int8 6000x4500 (36 x 24 = 864, shifted windows) and bf16
+# 20001x768 (6 x 157 = 942, under 10 per SM) take them; fp16 12289x8193 (6305), int8 6500x4500
+# (36 x 26 = 936) and bf16 50257x768 (the GPT-2 embedding: 6 x 393 = 2358 tiles, 528 blocks in
+# flight over fewer than 9 bands of 393) keep 128; TORCH_TRANSPOSE_REALIGN_SMALL_TILES=0 or 1
+# decides for all (test_realign_tile_rows_switched). The kernel's last template argument is its rows.
 @pytest.mark.cuda
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 def test_realign_tile_rows_by_grid():
     sm_count = torch.cuda.get_device_properties(0).multi_processor_count
     setting = os.environ.get("TORCH_TRANSPOSE_REALIGN_SMALL_TILES")
-    for dtype, shape, tiles, below in [(torch.float16, (2049, 2051), 17 * 17, 40),
-                                       (torch.float16, (12289, 8193), 97 * 65, 40),
-                                       (torch.int8, (6000, 4500), 36 * 24, 7),
-                                       (torch.int8, (6500, 4500), 36 * 26, 7)]:
+    for dtype, shape in [(torch.float16, (2049, 2051)), (torch.float16, (12289, 8193)),
+                         (torch.int8, (6000, 4500)), (torch.int8, (6500, 4500)),
+                         (torch.bfloat16, (20001, 768)), (torch.bfloat16, (50257, 768))]:
         x = random_bits(shape, dtype, "cuda")
         assert_bits_equal(tt.transpose(x), reference(x))
         assert_transpose_into_guarded_view(x, 1, 3, 3, 5)
         kernels = cuda_kernels_of(lambda: tt.transpose(x))
         if kernels is None:  # no profiler (compute-sanitizer): values only
             continue
-        expected = {"0": "128", "1": "64"}.get(setting, "64" if tiles < below * sm_count else "128")
+        small = realign_small_tiles_expected(dtype, shape, sm_count)
+        expected = {"0": "128", "1": "64"}.get(setting, "64" if small else "128")
         args = kernel_template_args(kernels, "realign_window_tile_transpose_kernel")
         assert args is not None and args[-1] == expected, (dtype, shape, kernels)
+
+
+def test_realign_small_tiles_expected_on_132_sms():
+    # The mirror's answers for the shapes above on 132 SMs, worked by hand from the tile counts in
+    # the comment, so that a slip in the mirror cannot agree with a slip in the kernel's rule.
+    assert [realign_small_tiles_expected(dtype, shape, 132) for dtype, shape in
+            [(torch.float16, (2049, 2051)), (torch.float16, (12289, 8193)), (torch.int8, (6000, 4500)),
+             (torch.int8, (6500, 4500)), (torch.bfloat16, (20001, 768)), (torch.bfloat16, (50257, 768))]] == \
+        [True, False, True, False, True, False]
 
 
 @pytest.mark.cuda

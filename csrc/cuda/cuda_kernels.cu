@@ -511,14 +511,16 @@ bool launch_realign_window_tile(const LayoutPlan& plan, int vector, const T* in,
   if (!decide(setting, realign_window_by_default(sizeof(T), vector, off.output && !off.input, args.order.total, sm_count)))
     return false;
   input_byte_span(plan, reinterpret_cast<uintptr_t>(in), args.in_lo, args.in_hi);
-  const bool small_tiles = decide(realign_small_tiles_override(), realign_small_tiles_by_default(sizeof(T), args.order.total, sm_count));
+  const bool aligned_input =
+      realign_aligned_input_enabled() && input_rows_on_chunk_grid(plan, reinterpret_cast<uintptr_t>(in));
+  const bool small_tiles =
+      decide(realign_small_tiles_override(),
+             realign_small_tiles_by_default(sizeof(T), args.order.total, args.order.tiles_b, aligned_input, sm_count));
   if (small_tiles)
     static_cast<SquareTileArgs&>(args) =
         SquareTileArgs::make_rect(plan, kSmallRealignTileA, Shape::kTileB, shifted ? Shape::kShift - 1 : 0);
   const unsigned int grid = grid_for(args.order.total, sm_count);
   const bool byte_quads = sizeof(T) == 1 && !shifted && decide(realign_byte_quads_override(), true);
-  const bool aligned_input =
-      realign_aligned_input_enabled() && input_rows_on_chunk_grid(plan, reinterpret_cast<uintptr_t>(in));
   with_realign_store<T>(shifted, byte_quads, aligned_input, [&](auto kShifted, auto kByteQuads, auto kAlignedInput) {
     with_realign_loads(realign_load_policy(sizeof(T), shifted, aligned_input), [&](auto kLoadPolicy) {
       with_bool(small_tiles, [&](auto kSmallTiles) {

@@ -75,10 +75,12 @@ inline bool realign_window_by_default(int element_bytes, int vector, bool only_o
 // other with little else on the SM to overlap them, and twice the blocks of half the size fill
 // that gap; on large ones the extra rows each small tile loads for its window's shift cost more.
 // 2-byte plans gain up to 35 tiles of 128 rows per SM, are level at 48 and lose 0.005-0.01 at
-// 64 and more, but single tall matrices with input rows of whole 16-byte vectors lose 0.005-0.015
-// from 11 tiles per SM on (session 66: bf16 50257x768, the GPT-2 embedding, 17.8 tiles per SM,
-// 0.98-0.99 -> 0.97-0.98; batched bf16 64x1501x768, 35, gains 0.02), which the rule does not yet
-// tell apart. 1-byte plans gain up to about 4, are level to 6.5 and from 7 on are level or lose
+// 64 and more. Among them, plans whose input rows are whole 16-byte vectors and whose blocks in
+// flight (kRealignBlocksPerSm per SM) cover fewer than 9 bands of tiles (a band: the tiles_b tiles
+// of one row of tiles) keep 128 rows from 10 tiles per SM: such tall matrices lose 0.005-0.015
+// with 64 (session 66, H100: bf16 50257x768, the GPT-2 embedding, 17.8 tiles per SM, 0.988-0.993
+// -> 0.977-0.982; 32001x768, 50257x1024, 16385x1536, 8193x4096 alike), while batched ones, whose
+// short bands put many bands in flight, gain (bf16 64x1501x768, 35 per SM, +0.02). 1-byte plans gain up to about 4, are level to 6.5 and from 7 on are level or lose
 // 0.02-0.03. H100 (132 SMs), same call, two rounds, ours / copy by GPU time, 128 -> 64 rows
 // (bench/NOTES.md v66, results/h100-ab-session65.md), tiles of 128 rows per SM in brackets: fp16
 // 2049x2051 (2.2) 0.50 -> 0.70, bf16 4097x768 (1.0) 0.78 -> 0.98-0.99, bf16 1025x8193 (2.0) 0.64 ->
@@ -94,8 +96,13 @@ inline bool realign_window_by_default(int element_bytes, int vector, bool only_o
 // (7.6) 0.81-0.82 -> 0.78-0.80.
 // TORCH_TRANSPOSE_REALIGN_SMALL_TILES: 0 = never, 1 = always (tests, A/B runs), unset = this rule.
 constexpr int64_t kRealignSmallTilesBelowOneByte = 7, kRealignSmallTilesBelowTwoByte = 40;  // tiles per SM
-inline bool realign_small_tiles_by_default(int element_bytes, int64_t tiles, int sm_count) {
-  return tiles < (element_bytes == 1 ? kRealignSmallTilesBelowOneByte : kRealignSmallTilesBelowTwoByte) * sm_count;
+constexpr int64_t kRealignTallFromTiles = 10, kRealignTallBelowBands = 9;  // tiles per SM; bands in flight
+inline bool realign_small_tiles_by_default(int element_bytes, int64_t tiles, int64_t tiles_b, bool aligned_input,
+                                           int sm_count) {
+  if (element_bytes == 1) return tiles < kRealignSmallTilesBelowOneByte * sm_count;
+  const bool tall = aligned_input && tiles >= kRealignTallFromTiles * sm_count &&
+                    int64_t{kRealignBlocksPerSm} * sm_count < kRealignTallBelowBands * tiles_b;
+  return !tall && tiles < kRealignSmallTilesBelowTwoByte * sm_count;
 }
 inline Override realign_small_tiles_override() {
   static const Override setting = env_override("TORCH_TRANSPOSE_REALIGN_SMALL_TILES");
