@@ -1,28 +1,39 @@
 #!/usr/bin/env bash
-# Session 67's first call: the tall-aligned rule of branch exp/realign-tall-aligned (2-byte
-# realign plans with input rows of whole 16-byte vectors keep 128 rows from 10 tiles per SM when
-# their blocks in flight cover fewer than 9 bands of tiles; bench/NOTES.md v69), from the
-# repository root on the device, with the branch's module built for sm_90 and carried as
-# .devcarry/tall.so. Main's rule is SMALL_TILES=1 for every 2-byte shape below (all under 40
-# tiles per SM), so one module gives both: the rule ("as is") against 128 and 64 rows forced.
-# Shapes: F, the ones the rule was fitted to (session 66); P, predictions it makes (128: tall,
-# 64: batched or under 10 per SM); C, controls; then 1-byte shapes between 4 and 7 tiles per SM
-# (the 1-byte threshold). Each A/B writes its rounds as they finish, so a time limit keeps them.
-cp .devcarry/tall.so torch_transpose/_C.cpython-312-x86_64-linux-gnu.so
+# Session 67's second call, from the repository root on the device, with the branch's final
+# module (.devcarry/rule.so: tall matrices keep 128-row realign tiles below 6 bands in flight;
+# 2-byte plans of 8-byte vectors with output rows alone off the grid take realign windows from 7
+# tiles per SM) and the first call's (.devcarry/tall.so: 9 bands, 8 waves), both built for sm_90.
+# 1. make gpu-check's tests on rule.so: every test file's CUDA cases and the older paths' rerun,
+#    sharded (no sanitizer: the kernels are those of earlier sanitizer runs; no benchmark).
+# 2. An A/B below 7 tiles per SM of the half-vector plans: the rule (square tiles there) against
+#    realign windows forced on and off.
+# 3. Which suite cases change kernels between the two modules (kernels_of_cases.py, both suites).
+# Everything lands in one archive: the device tool brings back 8 files at most.
 export PYTHONPATH=$PWD CXX=/usr/bin/g++ PYTHONUNBUFFERED=1
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv
-F="bf16 50257x768,bf16 32001x768,bf16 50257x1024,bf16 16385x1536,bf16 8193x4096,bf16 64x1501x768,bf16 64x1500x768"
-P="bf16 40001x1024,bf16 12001x2048,bf16 30001x1536,bf16 24577x2048,bf16 4x8001x768,bf16 10001x2048,bf16 16x2001x768,bf16 8x6001x1024"
-C="fp16 2049x2051,bf16 20001x768"
-ONE="int8 4097x4095,int8 4500x4500,int8 5000x4097,int8 4097x5000,int8 5500x4500"
-S=("" "TORCH_TRANSPOSE_REALIGN_SMALL_TILES=0" "TORCH_TRANSPOSE_REALIGN_SMALL_TILES=1")
-timeout 230 python3 -m bench.ab_gpu_time --shapes "$F,$P,$C" --settings "${S[@]}" --rounds 2 \
-  --out $OUT/ab-tall.md 2>&1 | grep -v "Warning\|warn" | tail -19
-echo "A/B 2-byte done at ${SECONDS}s"
-timeout 110 python3 -m bench.ab_gpu_time --shapes "$ONE" --settings "${S[@]}" --rounds 2 \
-  --out $OUT/ab-one-byte.md 2>&1 | grep -v "Warning\|warn" | tail -7
-echo "A/B 1-byte done at ${SECONDS}s"
-timeout 90 python3 -m pytest tests/test_transpose.py -m cuda -q -p no:cacheprovider -k "realign_tile_rows or realign_small_tiles" 2>&1 | tail -3
-echo "rule tests done at ${SECONDS}s"
-PROBE_TIMEOUT=$((560 - SECONDS)) bash scripts/half_vector_waves_probe.sh
+W=$OUT/work
+mkdir -p $W
+SO=torch_transpose/_C.cpython-312-x86_64-linux-gnu.so
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee $W/gpu.txt
+cp .devcarry/rule.so $SO
+OUT=$W/gpu-check BUILD=0 RUN_BENCH=0 SANITIZE=0 PYTEST_ARGS="-m cuda" PYTEST_SHARDS=6 \
+  timeout 330 bash scripts/gpu_check.sh 2>&1 | tail -25
+echo "gpu-check done at ${SECONDS}s"
+S="bf16 4100x768,bf16 8196x768,bf16 12292x768,fp16 2052x2048,bf16 4x1500x768,fp16 1028x1024,bf16 20004x768"
+timeout 100 python3 -m bench.ab_gpu_time --shapes "$S" --settings "" "TORCH_TRANSPOSE_REALIGN_WINDOW=1" \
+  "TORCH_TRANSPOSE_REALIGN_WINDOW=0" --rounds 2 --out $W/ab-half-vector-small.md 2>&1 | grep -v "Warning\|warn" | tail -9
+echo "A/B done at ${SECONDS}s"
+T=$((560 - SECONDS))
+for suite in default models; do
+  timeout $T python3 scripts/kernels_of_cases.py --suite $suite > $W/kernels-$suite-rule.txt 2>&1 &
+done
+wait
+cp .devcarry/tall.so $SO
+for suite in default models; do
+  timeout $((565 - SECONDS)) python3 scripts/kernels_of_cases.py --suite $suite > $W/kernels-$suite-tall.txt 2>&1 &
+done
+wait
+for suite in default models; do
+  echo "== $suite suite, tall.so -> rule.so:"; diff $W/kernels-$suite-tall.txt $W/kernels-$suite-rule.txt | head -20
+done
 echo "total ${SECONDS}s"
+tar -czf $OUT/session67-call2.tar.gz -C $W .

@@ -354,7 +354,7 @@ def realign_small_tiles_expected(dtype, shape, sm_count):
     if element == 1:
         return tiles < 7 * sm_count
     aligned_input = cols * element % 16 == 0
-    tall = aligned_input and tiles >= 10 * sm_count and 4 * sm_count < 9 * tiles_b
+    tall = aligned_input and tiles >= 10 * sm_count and 4 * sm_count < 6 * tiles_b
     return not tall and tiles < 40 * sm_count
 
 
@@ -364,7 +364,7 @@ def realign_small_tiles_expected(dtype, shape, sm_count):
 # 2049x2051 (289 tiles of 128 rows), int8 6000x4500 (36 x 24 = 864, shifted windows) and bf16
 # 20001x768 (6 x 157 = 942, under 10 per SM) take them; fp16 12289x8193 (6305), int8 6500x4500
 # (36 x 26 = 936) and bf16 50257x768 (the GPT-2 embedding: 6 x 393 = 2358 tiles, 528 blocks in
-# flight over fewer than 9 bands of 393) keep 128; TORCH_TRANSPOSE_REALIGN_SMALL_TILES=0 or 1
+# flight over fewer than 6 bands of 393) keep 128; TORCH_TRANSPOSE_REALIGN_SMALL_TILES=0 or 1
 # decides for all (test_realign_tile_rows_switched). The kernel's last template argument is its rows.
 @pytest.mark.cuda
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
@@ -421,14 +421,41 @@ def test_blocks_per_sm_switched_on_half_vector_rows(blocks):
     rerun_with_switches({"TORCH_TRANSPOSE_HALF_TILE_BLOCKS": blocks}, "test_half_rows_of_8_byte_vectors and cuda", 12)
 
 
-# The same with output rows alone off the 16-byte grid on a grid of at least 8 waves of realign
-# window tiles (realign_window_by_default: 4224 tiles of 128 x 128 on an H200), which take them:
+# The same with output rows alone off the 16-byte grid on a large grid of realign window tiles
+# (realign_window_by_default: 4224 tiles of 128 x 128, 32 per SM on an H200), which take them:
 # fp16 8 x 4100 x 4096, fresh and into a guarded view whose rows are 8 bytes off the grid (the
 # copy 8 bytes in puts the input off the grid too: square tiles).
 @pytest.mark.cuda
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 def test_half_vector_output_rows_on_a_large_grid():
     check_rows_of_8_byte_vectors(random_bits((8, 4100, 4096), torch.float16, "cuda"), spare_cols=4)
+
+
+# 2-byte plans of 8-byte vectors whose output rows alone are off the 16-byte grid take realign
+# window tiles from 7 tiles of 128 rows per SM (realign_window_by_default), square tiles below:
+# on 132 SMs bf16 20004x768 (6 x 157 = 942 tiles) takes them, bf16 12292x768 (6 x 97 = 582) not.
+# TORCH_TRANSPOSE_REALIGN_WINDOW=1 or 0 decides for all (test_half_vector_output_rows_switched).
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_half_vector_output_rows_realign_by_grid():
+    sm_count = torch.cuda.get_device_properties(0).multi_processor_count
+    setting = os.environ.get("TORCH_TRANSPOSE_REALIGN_WINDOW")
+    for rows, tiles in [(20004, 6 * 157), (12292, 6 * 97)]:
+        x = random_bits((rows, 768), torch.bfloat16, "cuda")
+        assert_bits_equal(tt.transpose(x), reference(x))
+        kernels = cuda_kernels_of(lambda: tt.transpose(x))
+        if kernels is None:  # no profiler (compute-sanitizer): values only
+            continue
+        realign = {"0": False, "1": True}.get(setting, tiles >= 7 * sm_count)
+        takes = kernel_template_args(kernels, "realign_window_tile_transpose_kernel") is not None
+        assert takes == realign, (rows, kernels)
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+@pytest.mark.parametrize("realign", ["0", "1"])
+def test_half_vector_output_rows_switched(realign):
+    rerun_with_switches({"TORCH_TRANSPOSE_REALIGN_WINDOW": realign}, "test_half_vector_output_rows_realign_by_grid", 1)
 
 
 # 4-byte transposes whose output rows lie 512 KB apart: out= views in guard buffers whose rows

@@ -49,8 +49,15 @@ inline Override realign_window_override() {
 // 0.84, int8 8190x8192 0.44-0.45 -> 0.59.
 // 2-byte rows of 8-byte vectors (V = 4) take it only where the output side alone is off the
 // 16-byte grid (square tiles then split the output's sectors between blocks) and the grid holds
-// at least kRealignHalfVectorWaves waves of its 4 blocks per SM: a short last wave of its large
-// tiles costs more than the sectors save. H200, same call, two rounds (bench/NOTES.md v51),
+// at least kRealignHalfVectorTilesPerSm tiles of 128 rows per SM. Until session 65 its tiles had
+// 128 rows and grids under 8 waves of 4 blocks per SM (32 tiles per SM) stayed on square tiles:
+// a short last wave of those large tiles cost more than the sectors saved. Small grids now take
+// tiles of 64 rows (realign_small_tiles_by_default), which win from 7.1 tiles per SM on (the
+// least measured): H100, same call, two rounds (bench/NOTES.md v70, results/h100-ab-session67.md),
+// square tiles -> realign windows by the rule: bf16 20004x768 (7.1 tiles per SM) 1.00-1.01 ->
+// 1.04-1.05, fp16 4100x4096 (8.0) 0.92 -> 0.95, fp16 12292x2048 (11.8) 0.89-0.90 -> 0.95, bf16
+// 32x1500x768 (17.5) 0.88 -> 0.98, bf16 50252x768 (17.9) 0.90 -> 0.99. Before, with 128-row
+// tiles only: H200, same call, two rounds (bench/NOTES.md v51),
 // square tiles -> realign windows, output rows off the grid: fp16 16x4100x4096 (32 waves)
 // 0.872-0.889 -> 0.987-0.997, 8x4100x4096 (16) 0.890 -> 0.964-0.965, bf16 128x1500x768 (17)
 // 0.878-0.885 -> 0.971, 64x1500x768 (8.7) 0.915 -> 0.939-0.942, 32x1500x768 (4.4) 0.897 ->
@@ -58,7 +65,7 @@ inline Override realign_window_override() {
 // square tiles, which reach as much or more: fp16 Whisper conv out 32x768x1500 0.925-0.927 ->
 // 0.902-0.907, 128x768x1500 0.980-0.982 -> 0.963-0.964, 16x4096x4100 0.978-0.984 -> 0.975,
 // 8192x8188 0.947 -> 0.948, 4x8192x8188 0.961-0.966 -> 0.965-0.971.
-constexpr int64_t kRealignHalfVectorWaves = 8;
+constexpr int64_t kRealignHalfVectorTilesPerSm = 7;
 // The kernel's launch bounds, for tiles of either size. Small tiles at 5 blocks per SM (a stack
 // of up to 16 bytes) read less than at 4 where they matter most: H100, same call, two rounds
 // (bench/NOTES.md v66), 4 -> 5 blocks: fp16 2049x2051 0.70 -> 0.62-0.67, int8 2049x2051 0.58 ->
@@ -67,7 +74,7 @@ constexpr int kRealignBlocksPerSm = 4;
 inline bool realign_window_by_default(int element_bytes, int vector, bool only_output_off_grid, int64_t tiles,
                                       int sm_count) {
   if (!(element_bytes == 2 && vector == 4)) return true;
-  return only_output_off_grid && tiles >= kRealignHalfVectorWaves * kRealignBlocksPerSm * sm_count;
+  return only_output_off_grid && tiles >= kRealignHalfVectorTilesPerSm * sm_count;
 }
 
 // Whether a plan whose tiles of kRealignTileA rows number `tiles` takes tiles of
@@ -76,11 +83,18 @@ inline bool realign_window_by_default(int element_bytes, int vector, bool only_o
 // that gap; on large ones the extra rows each small tile loads for its window's shift cost more.
 // 2-byte plans gain up to 35 tiles of 128 rows per SM, are level at 48 and lose 0.005-0.01 at
 // 64 and more. Among them, plans whose input rows are whole 16-byte vectors and whose blocks in
-// flight (kRealignBlocksPerSm per SM) cover fewer than 9 bands of tiles (a band: the tiles_b tiles
-// of one row of tiles) keep 128 rows from 10 tiles per SM: such tall matrices lose 0.005-0.015
-// with 64 (session 66, H100: bf16 50257x768, the GPT-2 embedding, 17.8 tiles per SM, 0.988-0.993
-// -> 0.977-0.982; 32001x768, 50257x1024, 16385x1536, 8193x4096 alike), while batched ones, whose
-// short bands put many bands in flight, gain (bf16 64x1501x768, 35 per SM, +0.02). 1-byte plans gain up to about 4, are level to 6.5 and from 7 on are level or lose
+// flight (kRealignBlocksPerSm per SM) cover fewer than 6 bands of tiles (a band: the tiles_b tiles
+// of one row of tiles) keep 128 rows from 10 tiles per SM: such tall matrices lose up to 0.015
+// with 64, while batched ones, whose short bands put many bands in flight, gain. H100, same call,
+// two rounds, 128 -> 64 rows (session 67, bench/NOTES.md v70, results/h100-ab-session67.md; tiles
+// of 128 rows per SM, bands in flight): bf16 50257x768, the GPT-2 embedding (17.9, 1.3)
+// 0.989-0.991 -> 0.980-0.981, 50257x1024 (23.8, 1.3) 0.983-0.984 -> 0.963-0.967, 40001x1024
+// (19.0, 1.7) 0.988-0.990 -> 0.976, 30001x1536 (21.4, 2.2) 0.983-0.985 -> 0.966-0.972, 24577x2048
+// (23.4, 2.7) 0.952-0.956 -> 0.940-0.941; level: 16385x1536 (11.7, 4.1), 12001x2048 (11.4,
+// 5.6), 8193x4096 (15.8, 8.1); gains: 4x8001x768 (11.5, 8.4) 0.998-1.007 -> 1.021-1.022,
+// 16x2001x768 (11.6, 33) 0.932-0.937 -> 0.960-0.962, 64x1501x768 (34.9, 44) 0.965-0.967 ->
+// 0.983-0.986; under 10 tiles per SM: 10001x2048 (9.6, 6.7) 0.931-0.939 -> 0.947-0.948, 20001x768
+// (7.1, 3.4) 1.018-1.021 -> 1.050-1.052. 1-byte plans gain up to about 4, are level to 6.5 and from 7 on are level or lose
 // 0.02-0.03. H100 (132 SMs), same call, two rounds, ours / copy by GPU time, 128 -> 64 rows
 // (bench/NOTES.md v66, results/h100-ab-session65.md), tiles of 128 rows per SM in brackets: fp16
 // 2049x2051 (2.2) 0.50 -> 0.70, bf16 4097x768 (1.0) 0.78 -> 0.98-0.99, bf16 1025x8193 (2.0) 0.64 ->
@@ -96,7 +110,7 @@ inline bool realign_window_by_default(int element_bytes, int vector, bool only_o
 // (7.6) 0.81-0.82 -> 0.78-0.80.
 // TORCH_TRANSPOSE_REALIGN_SMALL_TILES: 0 = never, 1 = always (tests, A/B runs), unset = this rule.
 constexpr int64_t kRealignSmallTilesBelowOneByte = 7, kRealignSmallTilesBelowTwoByte = 40;  // tiles per SM
-constexpr int64_t kRealignTallFromTiles = 10, kRealignTallBelowBands = 9;  // tiles per SM; bands in flight
+constexpr int64_t kRealignTallFromTiles = 10, kRealignTallBelowBands = 6;  // tiles per SM; bands in flight
 inline bool realign_small_tiles_by_default(int element_bytes, int64_t tiles, int64_t tiles_b, bool aligned_input,
                                            int sm_count) {
   if (element_bytes == 1) return tiles < kRealignSmallTilesBelowOneByte * sm_count;
