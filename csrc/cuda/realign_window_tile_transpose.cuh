@@ -65,7 +65,7 @@ inline Override realign_window_override() {
 // square tiles, which reach as much or more: fp16 Whisper conv out 32x768x1500 0.925-0.927 ->
 // 0.902-0.907, 128x768x1500 0.980-0.982 -> 0.963-0.964, 16x4096x4100 0.978-0.984 -> 0.975,
 // 8192x8188 0.947 -> 0.948, 4x8192x8188 0.961-0.966 -> 0.965-0.971.
-constexpr int64_t kRealignHalfVectorTilesPerSm = 7;
+constexpr int64_t kRealignHalfVectorTilesPerSm = 4;
 // The kernel's launch bounds, for tiles of either size. Small tiles at 5 blocks per SM (a stack
 // of up to 16 bytes) read less than at 4 where they matter most: H100, same call, two rounds
 // (bench/NOTES.md v66), 4 -> 5 blocks: fp16 2049x2051 0.70 -> 0.62-0.67, int8 2049x2051 0.58 ->
