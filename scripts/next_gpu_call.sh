@@ -1,17 +1,14 @@
 #!/usr/bin/env bash
-# Session 67's fourth call, from the repository root on the device, with .devcarry/thr4.so (the
-# module to land): which suite cases its half-vector threshold at 4 tiles per SM moves
-# (kernels_of_cases.py, both suites, against call 2's listing from rule.so, which it prints),
-# then make gpu-check's older-paths rerun (after test_import.py, as gpu_check.sh has no older-paths-only switch) (test_transpose + test_permute CUDA cases with the
-# library's older routes forced), sharded, in the time left.
+# Session 67's fifth call: the five route tests that failed in call 4's older-paths rerun (they
+# asserted routes that the rerun's switches turn off; values were right), mended, under the same
+# switches, on .devcarry/thr4.so.
 export PYTHONPATH=$PWD CXX=/usr/bin/g++ PYTHONUNBUFFERED=1
 cp .devcarry/thr4.so torch_transpose/_C.cpython-312-x86_64-linux-gnu.so
-nvidia-smi --query-gpu=name --format=csv,noheader
-for suite in default models; do
-  timeout 150 python3 scripts/kernels_of_cases.py --suite $suite 2>&1 | grep -v "arn" > $OUT/kernels-$suite-thr4.txt &
-done
-wait
-echo "kernels done at ${SECONDS}s"
-OUT=$OUT/gpu-check BUILD=0 RUN_BENCH=0 SANITIZE=0 PYTEST_SHARDS=6 TEST_FILES=tests/test_import.py \
-  timeout $((330 - SECONDS)) bash scripts/gpu_check.sh 2>&1 | tail -6
-echo "total ${SECONDS}s"
+export TORCH_TRANSPOSE_DIRECT=0 TORCH_TRANSPOSE_NARROW_PAIRS=1 TORCH_TRANSPOSE_VECTOR_ROWS=0 \
+  TORCH_TRANSPOSE_ONE_BLOCK_PER_ITEM=0 TORCH_TRANSPOSE_TILE_STREAMS=4 TORCH_TRANSPOSE_BOX_HALF_STORES=0 \
+  TORCH_TRANSPOSE_COMPACT_TILE=1 TORCH_TRANSPOSE_NARROW_BLOCK=1 TORCH_TRANSPOSE_INTERLEAVE=0 \
+  TORCH_TRANSPOSE_TMA_TILE=0 TORCH_TRANSPOSE_WINDOW_HALF_VECTORS=0 TORCH_TRANSPOSE_REALIGN_WINDOW=0 \
+  TORCH_TRANSPOSE_LEAN_TILE=0 TORCH_TRANSPOSE_LEAN_NARROW=0 TORCH_TRANSPOSE_LEAN_ROWS=0 \
+  TORCH_TRANSPOSE_LEAN_WINDOW=0 TORCH_TRANSPOSE_GATHER_TILE=0 TORCH_TRANSPOSE_L2_EVICT_LAST=0
+timeout 100 python3 -m pytest tests/test_transpose.py tests/test_permute.py -m cuda -q -p no:cacheprovider \
+  -k "realign_tile_rows or half_vector_gather_tiles" 2>&1 | tail -3

@@ -380,9 +380,12 @@ def test_realign_tile_rows_by_grid():
         kernels = cuda_kernels_of(lambda: tt.transpose(x))
         if kernels is None:  # no profiler (compute-sanitizer): values only
             continue
+        args = kernel_template_args(kernels, "realign_window_tile_transpose_kernel")
+        if os.environ.get("TORCH_TRANSPOSE_REALIGN_WINDOW") == "0":  # gpu_check.sh's older-paths rerun
+            assert args is None, (dtype, shape, kernels)
+            continue
         small = realign_small_tiles_expected(dtype, shape, sm_count)
         expected = {"0": "128", "1": "64"}.get(setting, "64" if small else "128")
-        args = kernel_template_args(kernels, "realign_window_tile_transpose_kernel")
         assert args is not None and args[-1] == expected, (dtype, shape, kernels)
 
 
