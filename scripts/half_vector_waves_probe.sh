@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Measurement only (bench/NOTES.md v68, "a lead from the probes"): 2-byte plans whose rows take
-# 8-byte vectors (V = 4) with only the output side off the 16-byte grid take realign window tiles
-# only from kRealignHalfVectorWaves = 8 waves of 4 blocks per SM (realign_window_by_default), a
+# Measurement only (bench/NOTES.md v68, "a lead from the probes"; run in session 67, v70): 2-byte
+# plans whose rows take 8-byte vectors (V = 4) with only the output side off the 16-byte grid
+# took realign window tiles only from 8 waves of 4 blocks per SM (realign_window_by_default), a
 # threshold set in session 51 when those tiles had 128 rows. Since session 65 small grids give
-# them 64 rows; does the threshold still hold? Columns: the library as is (square tiles below 8
-# waves), realign windows forced with 64 rows, and with 128. Any module with both switches
-# (main since session 65); run from the repository root on the device with the module in place.
+# them 64 rows; did the threshold still hold? (No: session 67 moved it to 4 tiles per SM.)
+# Columns: the library as is, realign windows forced with 64 rows, and with 128. Any module with
+# both switches (main since session 65); run from the repository root on the device with the
+# module in place.
 # In brackets: output rows (the input's, 4 mod 8 elements), tiles of 128 rows per SM and waves
 # of 4 blocks per SM on 132 SMs.
 export PYTHONPATH=$PWD PYTHONUNBUFFERED=1

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Session 67's fifth call: the five route tests that failed in call 4's older-paths rerun (they
-# asserted routes that the rerun's switches turn off; values were right), mended, under the same
-# switches, on .devcarry/thr4.so.
+# The last GPU call of session 67, kept as the pattern for a call's script (results/
+# h200-gpu-check-summary.txt lists the session's five): the route tests that failed in
+# gpu_check.sh's older-paths rerun, mended, under the same switches, on a carried module
+# (.devcarry/thr4.so: main as landed, built for sm_90 and Python 3.12 on the CPU machine).
 export PYTHONPATH=$PWD CXX=/usr/bin/g++ PYTHONUNBUFFERED=1
 cp .devcarry/thr4.so torch_transpose/_C.cpython-312-x86_64-linux-gnu.so
 export TORCH_TRANSPOSE_DIRECT=0 TORCH_TRANSPOSE_NARROW_PAIRS=1 TORCH_TRANSPOSE_VECTOR_ROWS=0 \

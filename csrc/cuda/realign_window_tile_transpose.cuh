@@ -52,12 +52,18 @@ inline Override realign_window_override() {
 // at least kRealignHalfVectorTilesPerSm tiles of 128 rows per SM. Until session 65 its tiles had
 // 128 rows and grids under 8 waves of 4 blocks per SM (32 tiles per SM) stayed on square tiles:
 // a short last wave of those large tiles cost more than the sectors saved. Small grids now take
-// tiles of 64 rows (realign_small_tiles_by_default), which win from 7.1 tiles per SM on (the
-// least measured): H100, same call, two rounds (bench/NOTES.md v70, results/h100-ab-session67.md),
-// square tiles -> realign windows by the rule: bf16 20004x768 (7.1 tiles per SM) 1.00-1.01 ->
-// 1.04-1.05, fp16 4100x4096 (8.0) 0.92 -> 0.95, fp16 12292x2048 (11.8) 0.89-0.90 -> 0.95, bf16
-// 32x1500x768 (17.5) 0.88 -> 0.98, bf16 50252x768 (17.9) 0.90 -> 0.99. Before, with 128-row
-// tiles only: H200, same call, two rounds (bench/NOTES.md v51),
+// tiles of 64 rows (realign_small_tiles_by_default), which win from about 3 tiles per SM on:
+// H100, session 67 (bench/NOTES.md v70, results/h100-ab-session67.md), square tiles -> realign
+// windows, same call, three rounds: bf16 8196x768 (2.95 tiles per SM) 1.07-1.09 -> 1.08-1.11,
+// fp16 4100x2048 (4.0) 0.76 -> 0.82-0.83, fp16 2052x4096 (4.1) 0.76-0.78 -> 0.78-0.80, bf16
+// 12292x768 (4.4) 1.02-1.03 -> 1.07-1.09, bf16 8x1500x768 (4.4) 0.80 -> 0.81-0.82, bf16 16388x768
+// (5.9) 1.01-1.03 -> 1.05-1.07, fp16 6148x2048 (5.9) 0.92 -> 0.94; two rounds: bf16 20004x768
+// (7.1) 1.00-1.01 -> 1.04-1.05, fp16 4100x4096 (8.0) 0.92 -> 0.95, fp16 12292x2048 (11.8)
+// 0.89-0.90 -> 0.95, bf16 32x1500x768 (17.5) 0.88 -> 0.98, bf16 50252x768 (17.9) 0.90 -> 0.99;
+// one round below: bf16 4100x768 (1.5) 1.05-1.07 -> 1.02, fp16 1028x1024 (0.55) 0.55 -> 0.53,
+// fp16 2052x2048 (2.1) and bf16 4x1500x768 (2.2) level. The threshold sits at 4, where three
+// rounds show gains on every shape; 2.95 gained 0.02 as well. Before, with 128-row tiles only:
+// H200, same call, two rounds (bench/NOTES.md v51),
 // square tiles -> realign windows, output rows off the grid: fp16 16x4100x4096 (32 waves)
 // 0.872-0.889 -> 0.987-0.997, 8x4100x4096 (16) 0.890 -> 0.964-0.965, bf16 128x1500x768 (17)
 // 0.878-0.885 -> 0.971, 64x1500x768 (8.7) 0.915 -> 0.939-0.942, 32x1500x768 (4.4) 0.897 ->
