@@ -100,8 +100,8 @@ inline bool realign_window_by_default(int element_bytes, int vector, bool only_o
 // 5.6), 8193x4096 (15.8, 8.1); gains: 4x8001x768 (11.5, 8.4) 0.998-1.007 -> 1.021-1.022,
 // 16x2001x768 (11.6, 33) 0.932-0.937 -> 0.960-0.962, 64x1501x768 (34.9, 44) 0.965-0.967 ->
 // 0.983-0.986; under 10 tiles per SM: 10001x2048 (9.6, 6.7) 0.931-0.939 -> 0.947-0.948, 20001x768
-// (7.1, 3.4) 1.018-1.021 -> 1.050-1.052. 1-byte plans gain up to about 4, are level to 6.5 and from 7 on are level or lose
-// 0.02-0.03. H100 (132 SMs), same call, two rounds, ours / copy by GPU time, 128 -> 64 rows
+// (7.1, 3.4) 1.018-1.021 -> 1.050-1.052. 1-byte plans gain up to about 4, are level to 6.5 and
+// from 7 on are level or lose 0.02-0.03. H100 (132 SMs), same call, two rounds, ours / copy by GPU time, 128 -> 64 rows
 // (bench/NOTES.md v66, results/h100-ab-session65.md), tiles of 128 rows per SM in brackets: fp16
 // 2049x2051 (2.2) 0.50 -> 0.70, bf16 4097x768 (1.0) 0.78 -> 0.98-0.99, bf16 1025x8193 (2.0) 0.64 ->
 // 0.73-0.74, fp16 4097x4099 (8.3) 0.86-0.87 -> 0.95, fp16 8191x8193 (32) 0.91 -> 0.94, bf16

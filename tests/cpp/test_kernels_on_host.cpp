@@ -1823,18 +1823,37 @@ TEST(KernelsOnHost, RowWalkRule) {
   expect(permute_case({64, 197, 12, 64}, {0, 2, 1, 3}, 2, {197 * 12 * 80, 12 * 80, 80, 1}), true);
 }
 
+// Which realign plans take tiles of 64 rows (realign_small_tiles_by_default), on 132 SMs, tiles
+// counted at 128 rows: 1-byte plans under 7 per SM; 2-byte plans under 40 per SM, except tall
+// ones with input rows of whole 16-byte vectors: from 10 per SM with the 528 blocks in flight
+// over fewer than 6 bands of tiles_b tiles (tiles_b above 88).
+TEST(KernelsOnHost, RealignSmallTilesRule) {
+  using torch_transpose::realign_small_tiles_by_default;
+  EXPECT_TRUE(realign_small_tiles_by_default(1, 7 * 132 - 1, 1000, true, 132));
+  EXPECT_FALSE(realign_small_tiles_by_default(1, 7 * 132, 1000, true, 132));
+  EXPECT_TRUE(realign_small_tiles_by_default(2, 40 * 132 - 1, 12, true, 132));
+  EXPECT_FALSE(realign_small_tiles_by_default(2, 40 * 132, 12, true, 132));
+  // bf16 50257x768 (GPT-2's embedding): 6 x 393 tiles; unaligned input rows keep 64.
+  EXPECT_FALSE(realign_small_tiles_by_default(2, 6 * 393, 393, true, 132));
+  EXPECT_TRUE(realign_small_tiles_by_default(2, 6 * 393, 393, false, 132));
+  // The edges: 10 tiles per SM, and 6 bands (tiles_b = 88: 528 < 6 x 88 fails).
+  EXPECT_TRUE(realign_small_tiles_by_default(2, 10 * 132 - 1, 393, true, 132));
+  EXPECT_FALSE(realign_small_tiles_by_default(2, 10 * 132, 89, true, 132));
+  EXPECT_TRUE(realign_small_tiles_by_default(2, 10 * 132, 88, true, 132));
+}
+
 // Which plans take realign window tiles by default (realign_window_by_default): every 1- and
 // 2-byte plan the kernel fits, except 2-byte rows of 8-byte vectors unless their output side alone
-// is off the 16-byte grid and the grid holds 8 waves of 4 blocks per SM. The side flags from the
+// is off the 16-byte grid and the grid holds 4 tiles of 128 rows per SM. The side flags from the
 // plans of fp16 8 x 4100 x 4096 (output rows of 8200 bytes) and its reverse.
 TEST(KernelsOnHost, RealignHalfVectorRule) {
   using torch_transpose::realign_window_by_default;
-  const int64_t waves8 = 8 * 4 * 132;
+  const int64_t four_per_sm = 4 * 132;
   for (int v : {1, 2, 8}) EXPECT_TRUE(realign_window_by_default(1, v, false, 1, 132)) << v;
   for (int v : {1, 2}) EXPECT_TRUE(realign_window_by_default(2, v, false, 1, 132)) << v;
-  EXPECT_TRUE(realign_window_by_default(2, 4, true, waves8, 132));
-  EXPECT_FALSE(realign_window_by_default(2, 4, true, waves8 - 1, 132));
-  EXPECT_FALSE(realign_window_by_default(2, 4, false, 100 * waves8, 132));
+  EXPECT_TRUE(realign_window_by_default(2, 4, true, four_per_sm, 132));
+  EXPECT_FALSE(realign_window_by_default(2, 4, true, four_per_sm - 1, 132));
+  EXPECT_FALSE(realign_window_by_default(2, 4, false, 100 * four_per_sm, 132));
   const LayoutPlan out_off = place(permute_case({8, 4100, 4096}, {0, 2, 1}, 2)).plan;
   EXPECT_TRUE(out_off.input_allows_vectors(0, 8));
   EXPECT_FALSE(out_off.output_allows_vectors(0, 8));
