@@ -160,12 +160,16 @@ def table(settings, rounds):
     return "\n".join(lines)
 
 
+def write_table(text, out):
+    with open(out, "w") as f:
+        f.write(text + "\n")
+
+
 def print_table(text, out=None):
     """Prints a Markdown table, and writes it to the file `out` too when one is named."""
     print(text)
     if out:
-        with open(out, "w") as f:
-            f.write(text + "\n")
+        write_table(text, out)
 
 
 def parse_args(argv=None):
@@ -208,8 +212,7 @@ def main(argv=None):
             print(f"round {r + 1}, {setting_label(text)}: done", file=sys.stderr, flush=True)
         if args.out and r + 1 < args.rounds:
             # The rounds so far, so that a call's time limit that stops a later round keeps them.
-            with open(args.out, "w") as f:
-                f.write(table(args.settings, rounds) + "\n")
+            write_table(table(args.settings, rounds), args.out)
     print_table(table(args.settings, rounds), args.out)
 
 

@@ -63,7 +63,8 @@ fi
 # names hold the namespace torch_transpose); PyTorch's and Triton's kernels run unchecked,
 # which is what makes torch.compile and gradcheck affordable under the tools. Leave initcheck
 # out of it: memory that an unchecked kernel wrote may look uninitialised to it.
-# SANITIZE_SHARDS=k (pytest targets only; rest: 5 by default): the cases are split k ways, one
+# SANITIZE_SHARDS=k (pytest targets only; rest: 5 by default): the cases are split k ways
+# (scripts/pytest_shards.py --sanitizer-split, deal_for_sanitizer), one
 # process per shard and tool, all at once; the slow huge-tensor cases share shard 0, so that
 # at most one of them per tool holds GPU memory. SANITIZE_TIMEOUT (seconds) bounds each process.
 # Cases with cuda_graph in their name get a shard of their own that keeps the caching
@@ -76,16 +77,9 @@ test_cxx=$(bash scripts/test_cxx.sh)
 shards=${SANITIZE_SHARDS:-${default_shards:-1}}
 [[ ${#sanitized_pytest[@]} -gt 0 ]] || shards=1
 shard_dir="$OUT/shards"
-split_cases() {  # writes $shard_dir/cases.<k>, one pytest node id per line
-  mkdir -p "$shard_dir"
-  python3 -m pytest "${sanitized_pytest[@]}" --collect-only -q -p no:cacheprovider 2>/dev/null \
-    | grep '::' > "$shard_dir/all-cases"
-  awk -v k="$shards" -v dir="$shard_dir" '
-    /test_huge\.py/ { print > (dir "/cases.0"); next }
-    /cuda_graph/ { print > (dir "/cases.graphs"); next }
-    /test_concurrency\.py/ { last[++m] = $0; next }
-    { n++; print > (dir "/cases." (k > 1 ? 1 + n % (k - 1) : 0)) }
-    END { for (i = 1; i <= m; i++) print last[i] > (dir "/cases." (k > 1 ? 1 : 0)) }' "$shard_dir/all-cases"
+split_cases() {  # writes $shard_dir/all-cases and cases.<name>, one pytest node id per line
+  python3 scripts/pytest_shards.py "$shards" --sanitizer-split "$shard_dir" -- "${sanitized_pytest[@]}" >> "$LOG" 2>&1 \
+    || { status=1; say "sanitizer cases: collection failed (the log says why)"; }
   say "sanitizer cases: $(wc -l < "$shard_dir/all-cases") in $shards shard(s)"
 }
 # SANITIZE_CASE_TIMEOUT (seconds; suite target: 150 by default, 0 = none): a case still running
@@ -193,35 +187,9 @@ for file in "${test_files[@]}"; do
     grep -E "^FAILED|^ERROR|Fatal Python|Segmentation|File \"/.*tests/" "$OUT/pytest.tmp" | head -20
   fi
 done
-# Transposes of up to 32768 elements take the direct kernel (csrc/cuda/direct_transpose.cuh),
-# and most test cases are that small: their CUDA cases run once more with it off, so the tile,
-# narrow and box kernels still meet every small shape on the GPU; and with narrow warp tiles
-# shared by warp pairs for every N (the library pairs them from N = 7), so both narrow
-# variants meet every narrow size; and with short rows of whole vectors on the group kernel and
-# every grid capped (the library sends those rows to the vector row kernel and gives every
-# kernel one block per item), so the paths the library no longer takes by default keep GPU
-# coverage; and with 4 tile streams for every square tile plan (the library gives them only to
-# 8-byte tiles of 1 GiB or more) and 16-byte box stores with carries where d0 is whole 8-byte
-# vectors only (the library stores 8 bytes there); and with compact tiles for every plan of
-# whole compact tiles and narrow block tiles in both directions (the library gives them to
-# 2-byte plans whose usual tiles have edges, and to dense outputs only); and with the interleave
-# kernel off, so the narrow kernel still meets the packed C it takes (interleave_max_c) against
-# whole-vector planes; and with the copy engine's tiles off, so 1-byte vector plans still meet
-# the square tile kernels; and with 4-byte rows of 8-byte vectors on the square tile kernel
-# (the library gives them window tiles); and with 1- and 2-byte plans without 16-byte vectors on
-# the square tile kernel too (the library gives most of them realign window tiles); and with
-# whole-tile plans on the square tile kernel (the library gives them lean tiles); and with 16-line
-# narrow plans, short rows of 2^k vectors and window tile plans off their lean kernels, and with
-# gather tiles off (the box kernel then meets the 5-D layouts they take, and window, realign
-# window and square tiles the wide ones of output rows that are not whole tiles), all with plain loads
-# rather than L2 evict_last ones.
+# The older paths' rerun: its switches and why each is there are in scripts/older_paths.sh.
 if [[ ${TEST_FILES:-} != none ]]; then
-  older_paths=(TORCH_TRANSPOSE_DIRECT=0 TORCH_TRANSPOSE_NARROW_PAIRS=1 TORCH_TRANSPOSE_VECTOR_ROWS=0
-               TORCH_TRANSPOSE_ONE_BLOCK_PER_ITEM=0 TORCH_TRANSPOSE_TILE_STREAMS=4 TORCH_TRANSPOSE_BOX_HALF_STORES=0
-               TORCH_TRANSPOSE_COMPACT_TILE=1 TORCH_TRANSPOSE_NARROW_BLOCK=1 TORCH_TRANSPOSE_INTERLEAVE=0
-               TORCH_TRANSPOSE_TMA_TILE=0 TORCH_TRANSPOSE_WINDOW_HALF_VECTORS=0 TORCH_TRANSPOSE_REALIGN_WINDOW=0
-               TORCH_TRANSPOSE_LEAN_TILE=0 TORCH_TRANSPOSE_LEAN_NARROW=0 TORCH_TRANSPOSE_LEAN_ROWS=0
-               TORCH_TRANSPOSE_LEAN_WINDOW=0 TORCH_TRANSPOSE_GATHER_TILE=0 TORCH_TRANSPOSE_L2_EVICT_LAST=0)
+  source scripts/older_paths.sh
   export "${older_paths[@]}"
   sharded_pytest "${older_paths[*]} test_transpose + test_permute, CUDA cases" \
     tests/test_transpose.py tests/test_permute.py -m cuda

@@ -12,6 +12,12 @@ then runs its node ids. Cases are dealt round robin in collection order, so each
 reruns spread over the shards; tests/test_huge.py's multi-GB cases all go to shard 0, so that at
 most one of them holds memory at a time. Prints each shard's summary line and the sums; exits 1
 when a shard failed (or ran past --timeout seconds), 0 otherwise.
+
+    python3 scripts/pytest_shards.py 5 --sanitizer-split $OUT/shards -- tests -m "cuda and not slow"
+
+only deals the cases the way gpu_check.sh's compute-sanitizer shards want them
+(deal_for_sanitizer) and writes them to DIR/cases.<name>, every case to DIR/all-cases; it runs
+nothing.
 """
 import argparse
 import os
@@ -46,6 +52,40 @@ def deal(ids, shards):
     return [part for part in parts if part]
 
 
+def deal_for_sanitizer(ids, shards):
+    """gpu_check.sh's compute-sanitizer shards: {name: node ids}. The huge-tensor cases have shard
+    "0" to themselves (at most one holds GPU memory per tool); cases with cuda_graph in their name
+    go to "graphs" (run there with the caching allocator, which capture needs); test_concurrency's
+    cases run last in shard "1" (racecheck of its threads hung when one came first in a shard,
+    2026-11-30); the rest are dealt round robin over "1" to str(shards - 1), or all to "0" when
+    shards is 1."""
+    parts, last, dealt = {}, [], 0
+    for node in ids:
+        if "test_huge.py" in node:
+            name = "0"
+        elif "cuda_graph" in node:
+            name = "graphs"
+        elif "test_concurrency.py" in node:
+            last.append(node)
+            continue
+        else:
+            dealt += 1
+            name = str(1 + dealt % (shards - 1)) if shards > 1 else "0"
+        parts.setdefault(name, []).append(node)
+    for node in last:
+        parts.setdefault("1" if shards > 1 else "0", []).append(node)
+    return parts
+
+
+def write_sanitizer_split(ids, shards, folder):
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "all-cases"), "w") as f:
+        f.writelines(node + "\n" for node in ids)
+    for name, part in deal_for_sanitizer(ids, shards).items():
+        with open(os.path.join(folder, f"cases.{name}"), "w") as f:
+            f.writelines(node + "\n" for node in part)
+
+
 def summary_line(log_text):
     lines = [line for line in log_text.splitlines() if COUNT.search(line) and (" in " in line or "==" in line)]
     return lines[-1].strip("= ") if lines else "(no summary: the shard was stopped or crashed)"
@@ -53,16 +93,21 @@ def summary_line(log_text):
 
 def main():
     if "--" not in sys.argv:
-        sys.exit("usage: pytest_shards.py K [--log-dir DIR] [--timeout S] -- <pytest selection>")
+        sys.exit("usage: pytest_shards.py K [--log-dir DIR] [--timeout S | --sanitizer-split DIR] -- <pytest selection>")
     split = sys.argv.index("--")
     parser = argparse.ArgumentParser()
     parser.add_argument("shards", type=int, help="processes at once (at least 1)")
     parser.add_argument("--log-dir", help="where each shard's log goes (default: a temporary folder)")
     parser.add_argument("--timeout", type=float, default=None, help="seconds each shard may run")
+    parser.add_argument("--sanitizer-split", metavar="DIR",
+                        help="only write the compute-sanitizer shards' case lists to DIR (gpu_check.sh)")
     args = parser.parse_args(sys.argv[1:split])
     selection = sys.argv[split + 1:]
     if args.shards < 1:
         parser.error(f"shards: expected at least 1, got {args.shards}")
+    if args.sanitizer_split:
+        write_sanitizer_split(collect(selection), args.shards, args.sanitizer_split)
+        return 0
     log_dir = args.log_dir or tempfile.mkdtemp(prefix="pytest-shards-")
     os.makedirs(log_dir, exist_ok=True)
 

@@ -1,5 +1,7 @@
 """scripts/pytest_shards.py, the sharded pytest runner of the GPU calls: its sums must be the
-cases' own counts, and a failure in any shard must fail the run."""
+cases' own counts, and a failure in any shard must fail the run; its split for gpu_check.sh's
+compute-sanitizer shards must keep their special shards."""
+import importlib.util
 import os
 import subprocess
 import sys
@@ -55,3 +57,36 @@ def test_a_shard_past_the_timeout_fails_the_run(tmp_path):
     done = subprocess.run([sys.executable, SCRIPT, "1", "--timeout", "3", "--", "test_slow.py"], cwd=tmp_path,
                           capture_output=True, text=True, timeout=50)
     assert done.returncode == 1 and "stopped after --timeout 3 s" in done.stdout, done.stdout + done.stderr
+
+
+def load_script():
+    spec = importlib.util.spec_from_file_location("pytest_shards", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_sanitizer_deal_keeps_its_special_shards():
+    ids = ["tests/test_concurrency.py::test_threads", "tests/test_a.py::test_1", "tests/test_huge.py::test_big",
+           "tests/test_a.py::test_cuda_graph_capture", "tests/test_a.py::test_2", "tests/test_a.py::test_3"]
+    assert load_script().deal_for_sanitizer(ids, 3) == {
+        "0": ["tests/test_huge.py::test_big"],
+        "graphs": ["tests/test_a.py::test_cuda_graph_capture"],
+        "1": ["tests/test_a.py::test_2", "tests/test_concurrency.py::test_threads"],  # concurrency last
+        "2": ["tests/test_a.py::test_1", "tests/test_a.py::test_3"]}
+    assert load_script().deal_for_sanitizer(ids, 1) == {
+        "0": ["tests/test_a.py::test_1", "tests/test_huge.py::test_big", "tests/test_a.py::test_2",
+              "tests/test_a.py::test_3", "tests/test_concurrency.py::test_threads"],
+        "graphs": ["tests/test_a.py::test_cuda_graph_capture"]}
+
+
+def test_sanitizer_split_writes_the_case_lists(tmp_path):
+    (tmp_path / "test_cases.py").write_text(CASES.format(fail=-1))
+    done = subprocess.run([sys.executable, SCRIPT, "3", "--sanitizer-split", str(tmp_path / "split"), "--",
+                           "test_cases.py"], cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    split = tmp_path / "split"
+    assert sorted(os.listdir(split)) == ["all-cases", "cases.1", "cases.2"]
+    assert len((split / "all-cases").read_text().splitlines()) == 8
+    shards = [(split / f"cases.{k}").read_text().splitlines() for k in (1, 2)]
+    assert sorted(shards[0] + shards[1]) == sorted((split / "all-cases").read_text().splitlines())
