@@ -5,14 +5,16 @@
 #   suites  the default and the models suite -> $OUT/results.tar (h200.*, h200-models.*)
 #   tests   make gpu-check without the build and the benchmark: every test file's CUDA cases in
 #           6 shards, the older paths' rerun, the sanitizer subset alongside
-#   rows    128 against 64 realign rows on this GPU; racecheck over the realign cases
+#   rows    128 against 64 realign rows on this GPU; racecheck over the realign cases (session
+#           68's call 4 got an H100: run it straight after another call that got an H200, while
+#           that machine is still held; needs_h200 is for memory, not for matching a GPU)
 #   ab      the realign rules' A/Bs on this GPU, and the sanitizer's sharded suite target on
 #           the realign cases (the first GPU run of pytest_shards.py --sanitizer-split)
 set -u
 export PYTHONPATH=$PWD CXX=/usr/bin/g++ PYTHONUNBUFFERED=1
 cp .devcarry/main68.so torch_transpose/_C.cpython-312-x86_64-linux-gnu.so
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv
-case ${1:?step: suites, tests or ab} in
+case ${1:?step: suites, tests, rows or ab} in
 suites)
   mkdir -p /tmp/res
   timeout 330 python3 -m bench --device cuda --out-dir /tmp/res --name h200 --min-run-time 0.1 \
@@ -53,6 +55,8 @@ rows)
   two="fp16 2049x2051,bf16 4097x768,bf16 1025x8193,fp16 3001x5000,fp16 4097x4099,fp16 8191x8193"
   two+=",bf16 64x1500x768,bf16 64x1501x768,bf16 16x2001x768,bf16 8x6001x1024,bf16 20001x768"
   two+=",bf16 32001x768,fp16 12289x8193,fp16 8x4100x4096"
+  # Batched 2-byte plans, where the H200 had 128 rows ahead on 64x1501x768 (session 68).
+  two+=",bf16 8x1501x768,bf16 16x1501x768,bf16 32x1501x768,bf16 16x2001x1024,bf16 32x1025x1536"
   one="int8 2049x2051,int8 4097x4095,int8 6000x5000,int8 8192x8190"
   timeout 300 python3 -m bench.ab_gpu_time --shapes "$two,$one" --rounds 3 --out "$OUT/ab-rows.md" \
     --settings "TORCH_TRANSPOSE_REALIGN_SMALL_TILES=0" "TORCH_TRANSPOSE_REALIGN_SMALL_TILES=1"
