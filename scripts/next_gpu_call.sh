@@ -14,6 +14,12 @@ set -u
 export PYTHONPATH=$PWD CXX=/usr/bin/g++ PYTHONUNBUFFERED=1
 cp .devcarry/main68.so torch_transpose/_C.cpython-312-x86_64-linux-gnu.so
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv
+# gpu_check.sh's sanitizer alone, on the CUDA cases a pytest -k expression picks, in 3 shards,
+# the tools checking our kernels only: -k expression, tools, seconds per shard, seconds in all.
+sanitize_cases() {
+  OUT=$OUT BUILD=0 RUN_BENCH=0 TEST_FILES=none SANITIZE_TARGET=suite SANITIZE_SHARDS=3 \
+    SANITIZE_K="$1" SANITIZE_TOOLS="$2" SANITIZE_OURS_ONLY="$2" SANITIZE_TIMEOUT=$3 timeout "$4" bash scripts/gpu_check.sh
+}
 case ${1:?step: suites, tests, rows or ab} in
 suites)
   mkdir -p /tmp/res
@@ -44,9 +50,7 @@ ab)
   timeout 120 python3 -m bench.ab_gpu_time --shapes "$tall" --rounds 2 --out "$OUT/ab-tall.md" \
     --settings "" "TORCH_TRANSPOSE_REALIGN_SMALL_TILES=0" "TORCH_TRANSPOSE_REALIGN_SMALL_TILES=1"
   echo "tall A/B: exit $?"
-  OUT=$OUT BUILD=0 RUN_BENCH=0 TEST_FILES=none SANITIZE_TARGET=suite SANITIZE_SHARDS=3 \
-    SANITIZE_K=realign SANITIZE_TOOLS="memcheck racecheck" SANITIZE_OURS_ONLY="memcheck racecheck" \
-    SANITIZE_TIMEOUT=120 timeout 150 bash scripts/gpu_check.sh
+  sanitize_cases realign "memcheck racecheck" 120 150
   echo "sanitizer, realign cases: exit $?"
   ;;
 rows)
@@ -63,9 +67,7 @@ rows)
   echo "rows A/B: exit $?"
   # Racecheck over the realign cases that memcheck passed in the ab step (the switched reruns
   # start a process per switch, too slow under the tool for one call).
-  OUT=$OUT BUILD=0 RUN_BENCH=0 TEST_FILES=none SANITIZE_TARGET=suite SANITIZE_SHARDS=3 \
-    SANITIZE_K="realign and not switched" SANITIZE_TOOLS=racecheck SANITIZE_OURS_ONLY=racecheck \
-    SANITIZE_TIMEOUT=100 timeout 130 bash scripts/gpu_check.sh
+  sanitize_cases "realign and not switched" racecheck 100 130
   echo "racecheck, realign cases: exit $?"
   ;;
 esac

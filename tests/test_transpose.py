@@ -366,14 +366,18 @@ def realign_small_tiles_expected(dtype, shape, sm_count):
 # (36 x 26 = 936) and bf16 50257x768 (the GPT-2 embedding: 6 x 393 = 2358 tiles, 528 blocks in
 # flight over fewer than 6 bands of 393) keep 128; TORCH_TRANSPOSE_REALIGN_SMALL_TILES=0 or 1
 # decides for all (test_realign_tile_rows_switched). The kernel's last template argument is its rows.
+# Each shape with whether it takes 64 rows on 132 SMs, worked by hand from the tile counts above.
+REALIGN_ROWS_CASES = [((torch.float16, (2049, 2051)), True), ((torch.float16, (12289, 8193)), False),
+                      ((torch.int8, (6000, 4500)), True), ((torch.int8, (6500, 4500)), False),
+                      ((torch.bfloat16, (20001, 768)), True), ((torch.bfloat16, (50257, 768)), False)]
+
+
 @pytest.mark.cuda
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 def test_realign_tile_rows_by_grid():
     sm_count = torch.cuda.get_device_properties(0).multi_processor_count
     setting = os.environ.get("TORCH_TRANSPOSE_REALIGN_SMALL_TILES")
-    for dtype, shape in [(torch.float16, (2049, 2051)), (torch.float16, (12289, 8193)),
-                         (torch.int8, (6000, 4500)), (torch.int8, (6500, 4500)),
-                         (torch.bfloat16, (20001, 768)), (torch.bfloat16, (50257, 768))]:
+    for (dtype, shape), _ in REALIGN_ROWS_CASES:
         x = random_bits(shape, dtype, "cuda")
         assert_bits_equal(tt.transpose(x), reference(x))
         assert_transpose_into_guarded_view(x, 1, 3, 3, 5)
@@ -390,12 +394,10 @@ def test_realign_tile_rows_by_grid():
 
 
 def test_realign_small_tiles_expected_on_132_sms():
-    # The mirror's answers for the shapes above on 132 SMs, worked by hand from the tile counts in
-    # the comment, so that a slip in the mirror cannot agree with a slip in the kernel's rule.
-    assert [realign_small_tiles_expected(dtype, shape, 132) for dtype, shape in
-            [(torch.float16, (2049, 2051)), (torch.float16, (12289, 8193)), (torch.int8, (6000, 4500)),
-             (torch.int8, (6500, 4500)), (torch.bfloat16, (20001, 768)), (torch.bfloat16, (50257, 768))]] == \
-        [True, False, True, False, True, False]
+    # The mirror's answers for the shapes above on 132 SMs against the ones worked by hand, so
+    # that a slip in the mirror cannot agree with a slip in the kernel's rule.
+    for (dtype, shape), small_by_hand in REALIGN_ROWS_CASES:
+        assert realign_small_tiles_expected(dtype, shape, 132) == small_by_hand, (dtype, shape)
 
 
 @pytest.mark.cuda
