@@ -49,7 +49,7 @@ test-cpp: build
 	CXX=$(TEST_CXX) $(PYTHON) tests/cpp/make_fixtures.py $(CMAKE_BUILD)/fixtures
 	cmake -S . -B $(CMAKE_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release \
 	  -DCMAKE_PREFIX_PATH="$$($(PYTHON) -c 'import torch; print(torch.utils.cmake_prefix_path)')" \
-	  -DPython3_EXECUTABLE=$(PYTHON) -DTORCH_TRANSPOSE_FIXTURES=$(CURDIR)/$(CMAKE_BUILD)/fixtures $(CMAKE_ARGS)
+	  -DPython3_EXECUTABLE=$(PYTHON) -DTT_TEST_FIXTURES=$(CURDIR)/$(CMAKE_BUILD)/fixtures $(CMAKE_ARGS)
 	cmake --build $(CMAKE_BUILD) -j $(JOBS)
 	cd $(CMAKE_BUILD) && ctest --output-on-failure -j $(JOBS)
 

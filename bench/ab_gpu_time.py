@@ -3,7 +3,7 @@ own process, for several rounds, and times each case's op against a copy of the 
 that process.
 
     python -m bench.ab_gpu_time --cases "int8 8192x8192,(2, 1, 0)" \\
-        --settings "" "TORCH_TRANSPOSE_TMA_TILE=0" --rounds 2 [--out ab.md]
+        --settings "" "TORCH_TRANSPOSE_KERNELS=tma_tile=0" --rounds 2 [--out ab.md]
     python -m bench.ab_gpu_time --shapes "int8 12288x12288,int8 4x8192x8192" --settings ...
 
 `--shapes` adds transposes of the last two dims outside the suite (a size rule's threshold is

@@ -14,7 +14,7 @@ namespace torch_transpose {
 // autograd's and ADInplaceOrView's (so no vmap, functionalization, autocast, dispatch mode,
 // tracer, conjugate or negative view, named, sparse, quantized or meta tensor), and no profiler
 // or other RecordFunction callback is listening (the dispatcher would record the op for it).
-// TORCH_TRANSPOSE_FAST_DIRECT=0 makes it false always (for A/B runs and tests of both routes).
+// TORCH_TRANSPOSE_KERNELS=fast_direct=0 makes it false always (for A/B runs and tests of both routes).
 bool dispatch_reaches_kernels(const at::Tensor& self);
 
 // The ops' CPU and CUDA kernels (csrc/ops.cpp), for callers that dispatch_reaches_kernels.

@@ -2,9 +2,23 @@
 // the first element) and moves the bytes; none of them validates arguments: the op layer does.
 #pragma once
 
+#include <vector>
+
+#include "include/torch_transpose/launch_record.h"
 #include "plan/layout_plan.h"
 
 namespace torch_transpose {
+
+// A layout one call moved, as the op layer saw it: result-dim order, element strides, each
+// side's byte offset into its storage. Recorded for tests only (record_layouts).
+struct RecordedLayout {
+  std::vector<int64_t> sizes, in_strides, out_strides;
+  int element_bytes = 0;
+  int64_t in_offset_bytes = 0, out_offset_bytes = 0;
+};
+
+void record_layouts(bool on);
+std::vector<RecordedLayout> take_recorded_layouts();
 
 // CPU: cache-blocked tiles, parallel over tiles with at::parallel_for.
 void run_layout_plan_cpu(const LayoutPlan& plan, const void* in, void* out);
@@ -12,5 +26,10 @@ void run_layout_plan_cpu(const LayoutPlan& plan, const void* in, void* out);
 // CUDA: launches on `stream` (a cudaStream_t) and never synchronises. Returns the cudaError_t of
 // the launch as an int so that this header needs no CUDA include; 0 means success.
 int run_layout_plan_cuda(const LayoutPlan& plan, const void* in, void* out, void* stream, int sm_count);
+
+// The launches run_layout_plan_cuda would make on `device`, made by nobody: a dry run that needs
+// no GPU. The pointers are used for their alignment only.
+std::vector<LaunchRecord> dry_run_layout_plan_cuda(const LayoutPlan& plan, const void* in, const void* out,
+                                                   const DeviceDescription& device);
 
 }  // namespace torch_transpose

@@ -12,10 +12,14 @@
 #include <torch/library.h>
 
 #include <algorithm>
+#include <atomic>
+#include <mutex>
 #include <stdexcept>
+#include <utility>
+#include <vector>
 
 #include "cpu/huge_pages.h"
-#include "env_switch.h"
+#include "kernel_switches.h"
 #include "fast_dispatch.h"
 #include "include/torch_transpose/torch_transpose.h"
 #include "kernels.h"
@@ -126,9 +130,11 @@ void check_out(const char* op, const Tensor& self, IntArrayRef expected_sizes, c
 
 // ---- running a plan ---------------------------------------------------------------------------
 
-// A meta tensor has no address; planning assumes the allocator's alignment for it.
+// A meta tensor has no address; planning assumes the allocator's alignment for its storage and
+// keeps its offset into it.
 uintptr_t address_of(const Tensor& t) {
-  return t.is_meta() ? 0 : reinterpret_cast<uintptr_t>(t.const_data_ptr());
+  return t.is_meta() ? static_cast<uintptr_t>(t.storage_offset() * t.element_size())
+                     : reinterpret_cast<uintptr_t>(t.const_data_ptr());
 }
 
 LayoutPlan plan_for(const Tensor& self, IntArrayRef perm, const Tensor& out) {
@@ -151,12 +157,38 @@ LayoutPlan plan_for(const Tensor& self, IntArrayRef perm, const Tensor& out) {
   }
 }
 
+// Layouts seen while recording is on (tests only: the golden selection test replays every layout
+// the test suite moves). One relaxed load per call while it is off.
+std::atomic<bool> recording_layouts{false};
+std::mutex recorded_mutex;
+std::vector<RecordedLayout> recorded;
+
+int64_t offset_bytes(const Tensor& t) {
+  return t.is_meta() ? 0 : static_cast<int64_t>(reinterpret_cast<uintptr_t>(t.const_data_ptr()) -
+                                                reinterpret_cast<uintptr_t>(t.storage().data()));
+}
+
+void record_layout(const Tensor& self, IntArrayRef perm, const Tensor& out) {
+  RecordedLayout layout;
+  for (size_t i = 0; i < perm.size(); ++i) {
+    layout.sizes.push_back(self.size(perm[i]));
+    layout.in_strides.push_back(self.stride(perm[i]));
+    layout.out_strides.push_back(out.stride(i));
+  }
+  layout.element_bytes = static_cast<int>(self.element_size());
+  layout.in_offset_bytes = offset_bytes(self);
+  layout.out_offset_bytes = offset_bytes(out);
+  std::lock_guard<std::mutex> lock(recorded_mutex);
+  recorded.push_back(std::move(layout));
+}
+
 // Whether self's device is already the current one because the caller holds its guard.
 enum class Device { NeedsGuard, Current };
 
 void run_into(const char* op, const Tensor& self, IntArrayRef perm, const Tensor& out,
               Device device = Device::NeedsGuard) {
   if (out.numel() == 0) return;
+  if (recording_layouts.load(std::memory_order_relaxed)) record_layout(self, perm, out);
   const LayoutPlan plan = plan_for(self, perm, out);
   if (self.device().is_cpu()) {
     run_layout_plan_cpu(plan, self.const_data_ptr(), out.data_ptr());
@@ -304,7 +336,7 @@ void permute_out_autograd(const Tensor& self, IntArrayRef dims, const Tensor& ou
 }  // namespace
 
 bool dispatch_reaches_kernels(const Tensor& self) {
-  static const bool enabled = !env_switched_off("TORCH_TRANSPOSE_FAST_DIRECT");
+  const bool enabled = !switch_off("fast_direct");
   if (!enabled || at::hasCallbacks()) return false;
   // The keys the dispatcher would see (the tensor's, plus those a mode, vmap, autocast or the
   // tracer switched on for this thread, less those switched off), less the ones whose kernels
@@ -333,6 +365,39 @@ std::string explain(const at::Tensor& self, at::IntArrayRef dims, const std::opt
   const Tensor target = out.has_value() ? *out : at::empty(permuted_sizes(self, perm), self.options().device(at::kMeta));
   if (out.has_value()) check_out("explain", self, permuted_sizes(self, perm), *out);
   return plan_for(self, perm, target).explain();
+}
+
+void record_layouts(bool on) { recording_layouts.store(on, std::memory_order_relaxed); }
+
+std::vector<RecordedLayout> take_recorded_layouts() {
+  std::lock_guard<std::mutex> lock(recorded_mutex);
+  return std::exchange(recorded, {});
+}
+
+std::vector<LaunchRecord> cuda_launches(const at::Tensor& self, at::IntArrayRef dims, const std::optional<at::Tensor>& out,
+                                        int64_t sm_count) {
+  const auto perm = checked_permutation("explain", self, dims);
+  const Tensor target = out.has_value() ? *out : at::empty(permuted_sizes(self, perm), self.options().device(at::kMeta));
+  if (out.has_value()) check_out("explain", self, permuted_sizes(self, perm), *out);
+  TORCH_CHECK(self.is_cuda() || self.is_meta(), message("explain: CUDA kernels are chosen for CUDA and meta tensors, got a ",
+              self.device(), " tensor"));
+  const LayoutPlan plan = plan_for(self, perm, target);
+  if (plan.kind == PlanKind::Empty) return {};
+#ifdef TORCH_TRANSPOSE_WITH_CUDA
+  DeviceDescription device;
+  if (self.is_cuda()) {
+    const auto* properties = at::cuda::getDeviceProperties(self.device().index());
+    device.sm_count = properties->multiProcessorCount;
+    device.capability_major = properties->major;
+    device.capability_minor = properties->minor;
+  }
+  if (sm_count > 0) device.sm_count = static_cast<int>(sm_count);
+  return dry_run_layout_plan_cuda(plan, reinterpret_cast<const void*>(address_of(self)),
+                                  reinterpret_cast<const void*>(address_of(target)), device);
+#else
+  (void)sm_count;
+  TORCH_CHECK_NOT_IMPLEMENTED(false, "explain: this build of torch_transpose has no CUDA kernels");
+#endif
 }
 
 }  // namespace torch_transpose

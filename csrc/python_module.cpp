@@ -20,6 +20,8 @@
 
 #include "fast_dispatch.h"
 #include "include/torch_transpose/torch_transpose.h"
+#include "kernel_switches.h"
+#include "kernels.h"
 
 namespace {
 
@@ -229,6 +231,40 @@ PYBIND11_MODULE(_C, m) {
   m.def("explain", &torch_transpose::explain, pybind11::arg("self"), pybind11::arg("dims"),
         pybind11::arg("out") = std::nullopt,
         "The kernel plan for self.permute(dims) into out (or a new contiguous tensor), as text.");
+  m.def("cuda_launches", [](const Tensor& self, const std::vector<int64_t>& dims, const std::optional<Tensor>& out,
+                           int64_t sm_count) {
+    py::list launches;
+    for (const auto& launch : torch_transpose::cuda_launches(self, dims, out, sm_count)) {
+      py::dict d;
+      d["kernel"] = launch.kernel;
+      d["grid"] = py::make_tuple(launch.grid[0], launch.grid[1], launch.grid[2]);
+      d["threads"] = launch.threads;
+      d["smem"] = launch.smem;
+      launches.append(d);
+    }
+    return launches;
+  }, pybind11::arg("self"), pybind11::arg("dims"), pybind11::arg("out") = std::nullopt, pybind11::arg("sm_count") = 0,
+        "The CUDA launches for self.permute(dims) into out, made by nobody (a dry run).");
+  m.def("set_kernel_switches", [](const std::string& text) {
+    try {
+      return torch_transpose::set_kernel_switches(text);
+    } catch (const std::invalid_argument& e) {
+      throw py::value_error(e.what());
+    }
+  }, "Replaces the kernel switches in force (TORCH_TRANSPOSE_KERNELS's syntax); returns the text it replaced.");
+  m.def("kernel_switch_names", [] {
+    std::vector<std::string> names(std::begin(torch_transpose::kKnownSwitches), std::end(torch_transpose::kKnownSwitches));
+    return names;
+  }, "Every name TORCH_TRANSPOSE_KERNELS takes.");
+  m.def("record_layouts", &torch_transpose::record_layouts, "Tests only: record every layout the ops move.");
+  m.def("take_recorded_layouts", [] {
+    py::list layouts;
+    for (const auto& l : torch_transpose::take_recorded_layouts())
+      layouts.append(py::make_tuple(l.sizes, l.in_strides, l.out_strides, l.element_bytes, l.in_offset_bytes,
+                                    l.out_offset_bytes));
+    return layouts;
+  }, "Tests only: the layouts recorded since the last call, as (sizes, in_strides, out_strides, element_bytes, "
+     "in_offset_bytes, out_offset_bytes) tuples.");
   define_fast_entry_points(m);
   define_direct_entry_points(m);
 #ifdef TORCH_TRANSPOSE_WITH_CUDA

@@ -5,7 +5,7 @@ tensor over ours with `out=` into another, and as our call into a fresh output.
 
     python3 scripts/cpu_ab.py --builds /tmp/old_worktree . --rounds 3 \\
         --shapes "fp32 4096x4096,bf16 64x12x197x64:0,2,1,3" [--out ab.md]
-    python3 scripts/cpu_ab.py --settings "" "TORCH_TRANSPOSE_CPU_AVX512=0" --shapes ...   # switches
+    python3 scripts/cpu_ab.py --settings "" "TORCH_TRANSPOSE_KERNELS=cpu_avx512=0" --shapes ...   # switches
 
 Why `out=`: on the 2-core VM a large fresh output's first touch costs more than the transpose and
 swings from call to call (bench/NOTES.md, CPU v4), which hides kernel changes; the fresh column
@@ -86,7 +86,7 @@ def main(argv=None):
     p.add_argument("--rounds", type=int, default=2)
     p.add_argument("--min-run-time", type=float, default=0.3)
     p.add_argument("--settings", nargs="+", default=[""],
-                   help='environment settings each build runs with, e.g. "" "TORCH_TRANSPOSE_CPU_AVX512=0"')
+                   help='environment settings each build runs with, e.g. "" "TORCH_TRANSPOSE_KERNELS=cpu_avx512=0"')
     p.add_argument("--out", default=None, help="also write the table to this Markdown file")
     args = p.parse_args(argv)
     # Every build with every setting; a column is labelled by its build, and its setting if any.

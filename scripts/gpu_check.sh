@@ -97,20 +97,20 @@ fi
 # initcheck does not count the copy engine's bulk tensor stores as writes: on the H200
 # (2026-12-01) it reported every byte of each 1-byte output that the TMA tile kernel wrote as
 # uninitialised when the test read it back, although the test found each byte right. Under
-# initcheck, 1-byte plans therefore take the square tile kernels (TORCH_TRANSPOSE_TMA_TILE=0);
+# initcheck, 1-byte plans therefore take the square tile kernels (TORCH_TRANSPOSE_KERNELS=tma_tile=0);
 # memcheck and racecheck check the TMA kernel.
 run_tool_shard() {  # tool, shard, log
-  local filter=() command=("${sanitized[@]}") no_caching=1 no_pool_check=0 tma_tile=
+  local filter=() command=("${sanitized[@]}") no_caching=1 no_pool_check=0 switches=
   [[ $2 == graphs ]] && no_caching=0 no_pool_check=1
-  [[ $1 == initcheck ]] && tma_tile=0
+  [[ $1 == initcheck ]] && switches=tma_tile=0
   [[ " ${SANITIZE_OURS_ONLY:-} " == *" $1 "* ]] && filter=(--kernel-name kns=torch_transpose)
   if [[ $shards -gt 1 ]]; then
     local cases
     mapfile -t cases < "$shard_dir/cases.$2"
     command=(python3 -m pytest -v -p no:cacheprovider --durations=10 "${case_timeout[@]}" "${cases[@]}")
   fi
-  CXX=$test_cxx PYTORCH_NO_CUDA_MEMORY_CACHING=$no_caching TORCH_TRANSPOSE_TMA_TILE=$tma_tile \
-    TORCH_TRANSPOSE_TESTS_NO_CUDAGRAPH_POOL_CHECK=$no_pool_check timeout -k 10 "${SANITIZE_TIMEOUT:-100000}" \
+  CXX=$test_cxx PYTORCH_NO_CUDA_MEMORY_CACHING=$no_caching TORCH_TRANSPOSE_KERNELS=$switches \
+    TT_TESTS_NO_CUDAGRAPH_POOL_CHECK=$no_pool_check timeout -k 10 "${SANITIZE_TIMEOUT:-100000}" \
     compute-sanitizer --tool "$1" "${filter[@]}" --error-exitcode 9 "${command[@]}" > "$3" 2>&1
 }
 run_tool() {  # tool: every shard at once; the shard logs end up, in order, in one log

@@ -24,9 +24,4 @@
 # gather tiles off (the box kernel then meets the 5-D layouts they take, and window, realign
 # window and square tiles the wide ones of output rows that are not whole tiles), all with plain loads
 # rather than L2 evict_last ones.
-older_paths=(TORCH_TRANSPOSE_DIRECT=0 TORCH_TRANSPOSE_NARROW_PAIRS=1 TORCH_TRANSPOSE_VECTOR_ROWS=0
-             TORCH_TRANSPOSE_ONE_BLOCK_PER_ITEM=0 TORCH_TRANSPOSE_TILE_STREAMS=4 TORCH_TRANSPOSE_BOX_HALF_STORES=0
-             TORCH_TRANSPOSE_COMPACT_TILE=1 TORCH_TRANSPOSE_NARROW_BLOCK=1 TORCH_TRANSPOSE_INTERLEAVE=0
-             TORCH_TRANSPOSE_TMA_TILE=0 TORCH_TRANSPOSE_WINDOW_HALF_VECTORS=0 TORCH_TRANSPOSE_REALIGN_WINDOW=0
-             TORCH_TRANSPOSE_LEAN_TILE=0 TORCH_TRANSPOSE_LEAN_NARROW=0 TORCH_TRANSPOSE_LEAN_ROWS=0
-             TORCH_TRANSPOSE_LEAN_WINDOW=0 TORCH_TRANSPOSE_GATHER_TILE=0 TORCH_TRANSPOSE_L2_EVICT_LAST=0)
+older_paths=(TORCH_TRANSPOSE_KERNELS=direct=0,narrow_pairs=1,vector_rows=0,one_block_per_item=0,tile_streams=4,box_half_stores=0,compact_tile=1,narrow_block=1,interleave=0,tma_tile=0,window_half_vectors=0,realign_window=0,lean_tile=0,lean_narrow=0,lean_rows=0,lean_window=0,gather_tile=0,l2_evict_last=0)

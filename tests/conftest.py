@@ -31,7 +31,7 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 # on by default) finds one of Inductor's own intermediates still allocated after the warm-up
 # run and raises, while the tools report no error. Without the tools the check passes, so
 # ordinary runs keep it on. Seen on the H200, torch 2.11, 2026-11-30; bench/NOTES.md has more.
-if os.environ.get("TORCH_TRANSPOSE_TESTS_NO_CUDAGRAPH_POOL_CHECK") == "1":
+if os.environ.get("TT_TESTS_NO_CUDAGRAPH_POOL_CHECK") == "1":
     import torch._inductor.config as inductor_config
     inductor_config.triton.slow_path_cudagraph_asserts = False
 
@@ -52,3 +52,23 @@ DEVICES = _devices()
 @pytest.fixture(params=DEVICES)
 def device(request):
     return request.param
+
+
+# --record-layouts PATH: every layout the ops move during the run, written as JSON lines (the
+# golden selection test's layouts: tests/golden_selection.py).
+def pytest_addoption(parser):
+    parser.addoption("--record-layouts", default=None, help="write every layout the ops move to this file")
+
+
+def pytest_sessionstart(session):
+    if session.config.getoption("--record-layouts"):
+        torch_transpose._C.record_layouts(True)
+
+
+def pytest_sessionfinish(session):
+    path = session.config.getoption("--record-layouts")
+    if path:
+        import json
+        torch_transpose._C.record_layouts(False)
+        seen = {json.dumps(layout) for layout in torch_transpose._C.take_recorded_layouts()}
+        Path(path).write_text("".join(line + "\n" for line in sorted(seen)))

@@ -70,12 +70,29 @@ def check_permute_into_view(x, dims, buf, view):
     assert_only_view_written(buf, view, x.permute(dims).contiguous(), before)
 
 
-RERUN_MARK = "TORCH_TRANSPOSE_TESTS_RERUN"  # set in the environment of a run_file_with_switches child
+def current_switches():
+    """TORCH_TRANSPOSE_KERNELS of this process as {name: value string} ("-x" is x=0, "+x" x=1)."""
+    switches = {}
+    for entry in filter(None, os.environ.get("TORCH_TRANSPOSE_KERNELS", "").split(",")):
+        if entry[0] in "+-":
+            switches[entry[1:]] = "1" if entry[0] == "+" else "0"
+        else:
+            name, _, value = entry.partition("=")
+            switches[name] = value or "1"
+    return switches
+
+
+def kernel_switch(name):
+    """The value TORCH_TRANSPOSE_KERNELS gives `name` in this process, as a string, or None."""
+    return current_switches().get(name)
+
+
+RERUN_MARK = "TT_TESTS_RERUN"  # set in the environment of a run_file_with_switches child
 
 
 def run_file_with_switches(test_file, switches, selection, passed):
     """Runs `test_file`'s cases matching `selection` in a pytest process of their own with the
-    given TORCH_TRANSPOSE_* switches set (the library reads each switch once per process), and
+    given kernel switches added to TORCH_TRANSPOSE_KERNELS ({name: value}), and
     checks that exactly `passed` of them ran and passed.
 
     A selection that matches the calling test's own name would rerun it inside its rerun, without
@@ -83,8 +100,10 @@ def run_file_with_switches(test_file, switches, selection, passed):
     from inside one fails at once."""
     assert os.environ.get(RERUN_MARK) is None, (f"-k {selection!r} selected the test that reruns it: rename that "
                                                 "test so that its name does not contain the selection")
+    merged = {**current_switches(), **switches}
+    env = {**os.environ, "TORCH_TRANSPOSE_KERNELS": ",".join(f"{k}={v}" for k, v in merged.items()), RERUN_MARK: "1"}
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", test_file, "-k", selection],
-                          env={**os.environ, **switches, RERUN_MARK: "1"}, capture_output=True, text=True)
+                          env=env, capture_output=True, text=True)
     assert done.returncode == 0 and re.search(rf"\b{passed} passed", done.stdout), done.stdout[-2000:] + done.stderr[-2000:]
 
 

@@ -33,16 +33,15 @@ def test_plain_substrings_still_match_several_cases():
 
 
 def test_results_name_the_library_switches_they_ran_with(monkeypatch):
-    # A run with TORCH_TRANSPOSE_* set (AVX-512 switched off, say) measured other kernels: its
+    # A run with TORCH_TRANSPOSE_KERNELS set (AVX-512 switched off, say) measured other kernels: its
     # command says so, as a shell would have taken it; a plain run's command is unchanged.
     args = run.parse_args(["--device", "cpu", "--quick"])
     for name in [k for k in os.environ if k.startswith("TORCH_TRANSPOSE_")]:
         monkeypatch.delenv(name)
     assert run.run_meta(args, ["--quick"], 0.1)["command"] == "python -m bench --quick"
-    monkeypatch.setenv("TORCH_TRANSPOSE_CPU_AVX512", "0")
-    monkeypatch.setenv("TORCH_TRANSPOSE_CPU_AVX2", "0")
+    monkeypatch.setenv("TORCH_TRANSPOSE_KERNELS", "cpu_avx2=0,cpu_avx512=0")
     assert run.run_meta(args, ["--quick"], 0.1)["command"] == (
-        "TORCH_TRANSPOSE_CPU_AVX2=0 TORCH_TRANSPOSE_CPU_AVX512=0 python -m bench --quick")
+        "TORCH_TRANSPOSE_KERNELS=cpu_avx2=0,cpu_avx512=0 python -m bench --quick")
 
 
 def test_settings_parse_and_malformed_ones_are_refused():
@@ -75,11 +74,11 @@ def test_bit_check_sees_signed_zeros_nan_payloads_and_shapes():
 def test_ab_runs_each_setting_in_its_own_process_on_the_cpu(tmp_path):
     out = tmp_path / "ab.md"
     done = subprocess.run([sys.executable, "-m", "bench.ab_gpu_time", "--device", "cpu", "--cases", "NCHW->NHWC",
-                           "--settings", "", "TORCH_TRANSPOSE_CPU_AVX512=0", "--rounds", "1", "--calls", "1",
+                           "--settings", "", "TORCH_TRANSPOSE_KERNELS=cpu_avx512=0", "--rounds", "1", "--calls", "1",
                            "--out", str(out)], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     rows = out.read_text().splitlines()
-    assert rows[0] == "| case | as is | TORCH_TRANSPOSE_CPU_AVX512=0 |"
+    assert rows[0] == "| case | as is | TORCH_TRANSPOSE_KERNELS=cpu_avx512=0 |"
     assert re.fullmatch(r"\| fp32 NCHW->NHWC 16x64x56x56 \| \d+\.\d{3} \| \d+\.\d{3} \|", rows[2]), rows
 
 
@@ -213,14 +212,14 @@ def test_cpu_ab_runs_each_build_and_setting_in_its_own_process(tmp_path):
     # scripts/cpu_ab.py end to end: this checkout with and without a switch, one round, a
     # transpose and a row-copy permute; each worker asserts that it imported the build it was given.
     out = tmp_path / "cpu_ab.md"
-    done = subprocess.run([sys.executable, "scripts/cpu_ab.py", "--builds", ".", "--settings", "", "TORCH_TRANSPOSE_CPU_AVX512=0",
+    done = subprocess.run([sys.executable, "scripts/cpu_ab.py", "--builds", ".", "--settings", "", "TORCH_TRANSPOSE_KERNELS=cpu_avx512=0",
                            "--rounds", "1", "--min-run-time", "0.01", "--shapes", "fp32 64x48,bf16 3x5x7x8:0,2,1,3",
                            "--out", str(out)],
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     rows = out.read_text().splitlines()
-    assert rows[0] == ("| case | out=: eager/ours, . | out=: eager/ours, . TORCH_TRANSPOSE_CPU_AVX512=0 | fresh ms, . "
-                       "| fresh ms, . TORCH_TRANSPOSE_CPU_AVX512=0 |")
+    assert rows[0] == ("| case | out=: eager/ours, . | out=: eager/ours, . TORCH_TRANSPOSE_KERNELS=cpu_avx512=0 | fresh ms, . "
+                       "| fresh ms, . TORCH_TRANSPOSE_KERNELS=cpu_avx512=0 |")
     assert [r.split(" | ")[0] for r in rows[2:]] == ["| fp32 64x48", "| bf16 3x5x7x8:0,2,1,3"]
     assert all(re.fullmatch(r"\|( [^|]+ \|){5}", r) for r in rows[2:]), rows
 

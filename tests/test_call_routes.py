@@ -11,7 +11,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 import torch_transpose as tt
 from torch_transpose import _C
-from helpers import assert_bits_equal, poisoned
+from helpers import assert_bits_equal, kernel_switch, poisoned
 
 ops = torch.ops.torch_transpose
 
@@ -241,7 +241,7 @@ def test_fast_entries_call_the_kernels_directly_only_when_nothing_would_intercep
     # the JIT tracer and the profiler's op records. Each case checks the route and eager's values through the
     # wrapper.
     x = _input(device)
-    if os.environ.get("TORCH_TRANSPOSE_FAST_DIRECT") != "0":
+    if kernel_switch("fast_direct") != "0":
         assert _C.dispatch_reaches_kernels(x)
         with torch.inference_mode():
             assert _C.dispatch_reaches_kernels(torch.randn(2, 3, device=device))

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import torch_transpose as tt
-from helpers import (KERNEL_ELEMENT_TYPES, assert_bits_equal, assert_only_view_written, check_permute_into_view,
+from helpers import (KERNEL_ELEMENT_TYPES, kernel_switch, assert_bits_equal, assert_only_view_written, check_permute_into_view,
                      cuda_kernels_of, kernel_template_args, poisoned, random_bits, run_file_with_switches)
 
 
@@ -111,7 +111,7 @@ def test_packed_rows_of_every_channel_count(device, dtype):
     # register with AVX2); planes of 135 elements leave a tail past the last whole register for
     # the older paths, planes of 640 none; planes of 56 (int8, bf16) and 135 (fp32, fp64) are an
     # odd number of 16-byte registers, the last of which the AVX2 form moves alone. Into a fresh tensor, a contiguous view between guard bytes (still packed) and a view
-    # one element in from every edge (rows no longer back to back). TORCH_TRANSPOSE_CPU_PACKED_ROWS=0
+    # one element in from every edge (rows no longer back to back). TORCH_TRANSPOSE_KERNELS=cpu_packed_rows=0
     # runs the same on the older paths (test_packed_rows_switched_off).
     for c in range(2, 17):
         for hw in ((9, 15), (16, 40), (7, 8)):
@@ -162,7 +162,7 @@ def test_packed_rows_of_16_byte_elements(device):
 
 
 def test_packed_rows_switched_off():
-    run_file_with_switches(__file__, {"TORCH_TRANSPOSE_CPU_PACKED_ROWS": "0"},
+    run_file_with_switches(__file__, {"cpu_packed_rows": "0"},
                            "(test_packed_rows_of_every_channel_count or test_large_packed_rows or "
                            "test_packed_rows_of_16_byte_elements) and cpu", 7)
 
@@ -171,7 +171,7 @@ def test_packed_rows_without_avx512():
     # CPUs without AVX-512 (the switch stands in for one): packed rows by 16-byte shuffles, two
     # a 32-byte register with AVX2 (packed_rows_shuffles.cpp), for every c, and interleaves for packs of 2, 4 and 8 elements in a
     # vector, along the same runs; streamed where the output is 24 MiB or more.
-    run_file_with_switches(__file__, {"TORCH_TRANSPOSE_CPU_AVX512": "0"},
+    run_file_with_switches(__file__, {"cpu_avx512": "0"},
                            "(test_packed_rows_of_every_channel_count or test_large_packed_rows or "
                            "test_packed_narrow_output_rows or test_packed_channels_against_whole_vector_planes) and cpu",
                            4 + 2 + 4 + 4 * 8)
@@ -180,7 +180,7 @@ def test_packed_rows_without_avx512():
 def test_packed_rows_without_avx2():
     # CPUs without AVX2 either (the Atoms and Pentiums before 2020, and x86-64 builds that run
     # under emulators): the same shuffles one 16-byte register at a time.
-    run_file_with_switches(__file__, {"TORCH_TRANSPOSE_CPU_AVX512": "0", "TORCH_TRANSPOSE_CPU_AVX2": "0"},
+    run_file_with_switches(__file__, {"cpu_avx512": "0", "cpu_avx2": "0"},
                            "(test_packed_rows_of_every_channel_count or test_large_packed_rows or "
                            "test_packed_channels_against_whole_vector_planes) and cpu", 4 + 2 + 4 * 8)
 
@@ -219,8 +219,8 @@ def test_large_row_copies_of_whole_lines(device):
         check_permute_into_view(x, dims, buf, buf[..., 1:1 + expected.shape[-1]])
 
 
-@pytest.mark.parametrize("switches", [{"TORCH_TRANSPOSE_CPU_AVX512": "0"},
-                                      {"TORCH_TRANSPOSE_CPU_AVX512": "0", "TORCH_TRANSPOSE_CPU_AVX2": "0"}],
+@pytest.mark.parametrize("switches", [{"cpu_avx512": "0"},
+                                      {"cpu_avx512": "0", "cpu_avx2": "0"}],
                          ids=["avx2", "neither"])
 def test_row_copies_without_avx512(switches):
     # The same where the CPU has no AVX-512: the same inline copies in AVX2 moves (two 32-byte
@@ -247,8 +247,8 @@ def test_row_copies_longer_than_a_block_and_shorter_than_a_chunk(device, dtype):
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 def test_rows_of_up_to_a_chunk_on_the_chunk_copy():
     # Rows of whole vectors up to one chunk take row_vector_copy; with
-    # TORCH_TRANSPOSE_MEDIUM_ROWS=0 the chunk copy's guarded vectors take them all again.
-    run_file_with_switches(__file__, {"TORCH_TRANSPOSE_MEDIUM_ROWS": "0"},
+    # TORCH_TRANSPOSE_KERNELS=medium_rows=0 the chunk copy's guarded vectors take them all again.
+    run_file_with_switches(__file__, {"medium_rows": "0"},
                            "test_row_copies_longer_than_a_block_and_shorter_than_a_chunk and cuda", 4)
 
 
@@ -271,8 +271,8 @@ def test_fused_qkv_splits(device, dtype):
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 @pytest.mark.parametrize("walk", ["0", "1"])
 def test_qkv_layouts_in_either_walk(walk):
-    # TORCH_TRANSPOSE_ROW_WALK=0 / 1: every row_vector_copy plan in output / input order.
-    run_file_with_switches(__file__, {"TORCH_TRANSPOSE_ROW_WALK": walk}, "test_fused_qkv_splits and cuda", 4)
+    # TORCH_TRANSPOSE_KERNELS=row_walk=0 / 1: every row_vector_copy plan in output / input order.
+    run_file_with_switches(__file__, {"row_walk": walk}, "test_fused_qkv_splits and cuda", 4)
 
 
 @pytest.mark.parametrize("r", [2, 3, 4])
@@ -290,8 +290,8 @@ def test_pixel_shuffle_layouts_with_short_lines(device, dtype, r):
 @pytest.mark.cuda
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 def test_short_lines_one_item_per_chunk_when_packing_is_off():
-    # TORCH_TRANSPOSE_PACKED_LINES=0: the layouts above take one half-filled chunk per item again.
-    run_file_with_switches(__file__, {"TORCH_TRANSPOSE_PACKED_LINES": "0"},
+    # TORCH_TRANSPOSE_KERNELS=packed_lines=0: the layouts above take one half-filled chunk per item again.
+    run_file_with_switches(__file__, {"packed_lines": "0"},
                            "test_pixel_shuffle_layouts_with_short_lines and cuda", 12)
 
 
@@ -329,16 +329,16 @@ def test_channels_last_of_small_spatial_grids(device, dtype):
 
 @pytest.mark.cuda
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
-@pytest.mark.parametrize("switches", [{"TORCH_TRANSPOSE_SPAN_TILES": "0"}, {"TORCH_TRANSPOSE_SPAN_TILES": "1"},
-                                      {"TORCH_TRANSPOSE_SPAN_TILES": "1", "TORCH_TRANSPOSE_SPAN_WHOLE_LINES": "1"},
-                                      {"TORCH_TRANSPOSE_SPAN_TILES": "1", "TORCH_TRANSPOSE_SPAN_WHOLE_LINES": "1",
-                                       "TORCH_TRANSPOSE_SPAN_ROTATION": "3"}],
+@pytest.mark.parametrize("switches", [{"span_tiles": "0"}, {"span_tiles": "1"},
+                                      {"span_tiles": "1", "span_whole_lines": "1"},
+                                      {"span_tiles": "1", "span_whole_lines": "1",
+                                       "span_rotation": "3"}],
                          ids=["off", "forced", "whole-lines", "whole-lines-step-3"])
 def test_channels_last_of_small_grids_with_span_tiles_switched(switches):
-    # TORCH_TRANSPOSE_SPAN_TILES=1: every plan span tiles fit takes them (rows of whole vectors
+    # TORCH_TRANSPOSE_KERNELS=span_tiles=1: every plan span tiles fit takes them (rows of whole vectors
     # too); 0: none does (square, window and realign window tiles again). The test's grids are
     # too small for the whole-line store rule (2-byte, at least 4 tiles per SM): with
-    # TORCH_TRANSPOSE_SPAN_WHOLE_LINES=1 every span tile plan stores whole lines, each lane's
+    # TORCH_TRANSPOSE_KERNELS=span_whole_lines=1 every span tile plan stores whole lines, each lane's
     # gather rotated by the bank model's step or by a forced one (3: the 8 lanes of a line take
     # every rotation 0-7 of a 2-byte vector).
     run_file_with_switches(__file__, switches, "test_channels_last_of_small_spatial_grids and cuda", 4)
@@ -371,20 +371,20 @@ def test_channels_first_of_small_spatial_grids(device, dtype):
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 @pytest.mark.parametrize("setting", ["0", "1"], ids=["off", "forced"])
 def test_channels_first_of_small_grids_with_output_span_tiles_switched(setting):
-    # TORCH_TRANSPOSE_OUTPUT_SPAN_TILES=1: every plan output span tiles fit takes them (4- and
+    # TORCH_TRANSPOSE_KERNELS=output_span_tiles=1: every plan output span tiles fit takes them (4- and
     # 8-byte ones and rows of 16-byte vectors too); 0: none does (square, window and realign
     # window tiles again).
-    run_file_with_switches(__file__, {"TORCH_TRANSPOSE_OUTPUT_SPAN_TILES": setting},
+    run_file_with_switches(__file__, {"output_span_tiles": setting},
                            "test_channels_first_of_small_spatial_grids and cuda", 4)
 
 
 @pytest.mark.cuda
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 def test_channels_first_of_small_grids_with_item_parts_forced():
-    # TORCH_TRANSPOSE_ITEM_PARTS=1: item tiles cut every item whose input rows are too long for
+    # TORCH_TRANSPOSE_KERNELS=item_parts=1: item tiles cut every item whose input rows are too long for
     # them into parts, from input rows on the 16-byte grid too (the rule leaves those to output
     # span tiles): parts of whole vectors, the last part of a row cut short of its stride shorter.
-    run_file_with_switches(__file__, {"TORCH_TRANSPOSE_ITEM_PARTS": "1"}, "test_channels_first_of_small_spatial_grids and cuda", 4)
+    run_file_with_switches(__file__, {"item_parts": "1"}, "test_channels_first_of_small_spatial_grids and cuda", 4)
 
 
 def check_maps_transposed(shape, dtype, device):
@@ -418,17 +418,17 @@ def test_transposed_attention_maps(device, dtype):
 
 @pytest.mark.cuda
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
-@pytest.mark.parametrize("switches", [{"TORCH_TRANSPOSE_OUTPUT_SPAN_REALIGN": "0"},
-                                      {"TORCH_TRANSPOSE_OUTPUT_SPAN_TILES": "1", "TORCH_TRANSPOSE_OUTPUT_SPAN_REALIGN": "1"},
-                                      {"TORCH_TRANSPOSE_ITEM_PARTS": "0"},
-                                      {"TORCH_TRANSPOSE_ITEM_TILES": "0", "TORCH_TRANSPOSE_OUTPUT_SPAN_TILES": "1",
-                                       "TORCH_TRANSPOSE_OUTPUT_SPAN_REALIGN": "1"}],
+@pytest.mark.parametrize("switches", [{"output_span_realign": "0"},
+                                      {"output_span_tiles": "1", "output_span_realign": "1"},
+                                      {"item_parts": "0"},
+                                      {"item_tiles": "0", "output_span_tiles": "1",
+                                       "output_span_realign": "1"}],
                          ids=["off", "forced", "whole items", "output span tiles forced"])
 def test_attention_maps_with_realigned_output_spans_switched(switches):
-    # TORCH_TRANSPOSE_OUTPUT_SPAN_REALIGN=0: input rows off the grid never take output span tiles
+    # TORCH_TRANSPOSE_KERNELS=output_span_realign=0: input rows off the grid never take output span tiles
     # or item tiles (realign window, window and square tiles again); both switches at 1: every
     # plan output span tiles fit takes them or item tiles, 4-byte ones and rows of whole vectors
-    # too; TORCH_TRANSPOSE_ITEM_PARTS=0: items too long for item tiles take output span tiles'
+    # too; TORCH_TRANSPOSE_KERNELS=item_parts=0: items too long for item tiles take output span tiles'
     # realigned loads; with item tiles off too, every plan output span tiles fit takes them.
     run_file_with_switches(__file__, switches, "test_transposed_attention_maps and cuda", 4)
 
@@ -449,8 +449,8 @@ def test_transposed_maps_of_small_items(device, dtype):
 @pytest.mark.cuda
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 def test_small_items_with_item_tiles_off():
-    # TORCH_TRANSPOSE_ITEM_TILES=0: output span tiles of one item a tile take these plans again.
-    run_file_with_switches(__file__, {"TORCH_TRANSPOSE_ITEM_TILES": "0"}, "test_transposed_maps_of_small_items and cuda", 4)
+    # TORCH_TRANSPOSE_KERNELS=item_tiles=0: output span tiles of one item a tile take these plans again.
+    run_file_with_switches(__file__, {"item_tiles": "0"}, "test_transposed_maps_of_small_items and cuda", 4)
 
 
 @pytest.mark.cuda
@@ -473,7 +473,7 @@ def test_box_tiles_whose_output_lines_are_half_vectors(device, dtype):
     # tile kernel stores 8 bytes at a time where d0 is whole 8-byte but not 16-byte vectors
     # (fp32 30, uint8 24, bf16 12), 16 bytes where it is whole 16-byte vectors. Into a fresh
     # tensor and into a guarded view of a larger buffer. bf16 fresh outputs take half-vector
-    # gather tiles unless TORCH_TRANSPOSE_GATHER_HALF_VECTORS=0 (test_box_tiles_where_half_vector_gather_is_off).
+    # gather tiles unless TORCH_TRANSPOSE_KERNELS=gather_half_vectors=0 (test_box_tiles_where_half_vector_gather_is_off).
     dims = (4, 2, 0, 3, 1)
     for d0 in (30, 24, 12):
         x = random_bits((2, d0, 3, 50, 60), dtype, device)
@@ -503,31 +503,31 @@ def test_box_tiles_of_tiny_matrices(device, dtype):
     # (box_chunk: 80 bf16 and 40 fp32 matrices of 800, where 100 and 50 would leave both sides
     # element by element; fp64's largest is one), else such a chunk down to half the budget
     # (uint8: 160, where the window's 200 is not whole vectors), the largest
-    # under TORCH_TRANSPOSE_BOX_VECTOR_CHUNKS=0 (test_tiny_matrices_by_largest_box_chunk); and
-    # tiles of whole vectors load densely (BoxTileArgs::dense_loads) unless TORCH_TRANSPOSE_BOX_DENSE_LOADS=0,
+    # under TORCH_TRANSPOSE_KERNELS=box_vector_chunks=0 (test_tiny_matrices_by_largest_box_chunk); and
+    # tiles of whole vectors load densely (BoxTileArgs::dense_loads) unless TORCH_TRANSPOSE_KERNELS=box_dense_loads=0,
     # and store by their period (BoxTileArgs::periodic_lanes: the output is one run of 63-element
-    # items) unless TORCH_TRANSPOSE_BOX_PERIODIC_STORES=0.
+    # items) unless TORCH_TRANSPOSE_KERNELS=box_periodic_stores=0.
     # Into a fresh tensor and a guarded view one element in (element by element).
     x = random_bits((800, 7, 9), dtype, device)
     check_fresh_and_guarded_outputs(x, (0, 2, 1))
     kernels = cuda_kernels_of(lambda: tt.permute(x, (0, 2, 1))) if device == "cuda" else None
     if kernels is not None:  # None: no profiler (compute-sanitizer), values only
         e = x.element_size()
-        vector_chunks = os.environ.get("TORCH_TRANSPOSE_BOX_VECTOR_CHUNKS") != "0"
+        vector_chunks = kernel_switch("box_vector_chunks") != "0"
         v = {1: 16 if vector_chunks else 1, 2: 8 if vector_chunks else 1, 4: 4 if vector_chunks else 1, 8: 2}[e]
         # <T, VIN, VOUT, kEvictLast, kDenseLoads, kPeriodicStores>
         box = kernel_template_args(kernels, "box_tile_transpose_kernel")
         # Whole-vector tiles of 7 x 9 (odd both ways) load densely and store by their period.
-        dense = v > 1 and os.environ.get("TORCH_TRANSPOSE_BOX_DENSE_LOADS") != "0"
-        periodic = v > 1 and os.environ.get("TORCH_TRANSPOSE_BOX_PERIODIC_STORES") != "0"
+        dense = v > 1 and kernel_switch("box_dense_loads") != "0"
+        periodic = v > 1 and kernel_switch("box_periodic_stores") != "0"
         assert box is not None and box[:3] == [KERNEL_ELEMENT_TYPES[e], str(v), str(v)], (v, kernels)
         assert box[4:] == ["true" if dense else "false", "true" if periodic else "false"], (dense, periodic, kernels)
 
 
 @pytest.mark.cuda
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
-@pytest.mark.parametrize("switch", ["TORCH_TRANSPOSE_BOX_VECTOR_CHUNKS", "TORCH_TRANSPOSE_BOX_DENSE_LOADS",
-                                    "TORCH_TRANSPOSE_BOX_PERIODIC_STORES"])
+@pytest.mark.parametrize("switch", ["box_vector_chunks", "box_dense_loads",
+                                    "box_periodic_stores"])
 def test_tiny_matrices_by_largest_box_chunk(switch):
     # Each switch off in turn: the largest chunk (element by element), whole-vector chunks
     # through the load walk, or through the store walk.
@@ -551,7 +551,7 @@ def test_box_tiles_of_small_matrix_batches(device, dtype):
 def test_half_vector_gather_tiles(device, dtype):
     # 2-byte layouts of the 5-D permute's kind whose input fast dim a = 60 is not whole 16-byte
     # vectors: on CUDA gather tiles of side 64 with 8-byte vectors take them
-    # (gather_half_vectors), box tiles under TORCH_TRANSPOSE_GATHER_HALF_VECTORS=0. Output lines
+    # (gather_half_vectors), box tiles under TORCH_TRANSPOSE_KERNELS=gather_half_vectors=0. Output lines
     # of 30 and 12, a partial last run tile, two batch dims; into a fresh tensor, into a guarded
     # view one element in (off the 8-byte grid: box tiles) and into a view of rows at a padded
     # pitch that keeps the 8-byte grid.
@@ -568,18 +568,18 @@ def test_half_vector_gather_tiles(device, dtype):
         if kernels is not None:  # None: no profiler (compute-sanitizer), values only
             gather = kernel_template_args(kernels, "gather_tile_transpose_kernel")  # <T, V, kTile, ...>
             half_vector_gather = gather is not None and gather[:3] == ["unsigned short", "4", "64"]
-            # TORCH_TRANSPOSE_GATHER_TILE=0 (gpu_check.sh's older-paths rerun) turns gather tiles off.
-            expected = all(os.environ.get(switch) != "0" for switch in
-                           ("TORCH_TRANSPOSE_GATHER_HALF_VECTORS", "TORCH_TRANSPOSE_GATHER_TILE"))
+            # TORCH_TRANSPOSE_KERNELS=gather_tile=0 (gpu_check.sh's older-paths rerun) turns gather tiles off.
+            expected = all(kernel_switch(switch) != "0" for switch in
+                           ("gather_half_vectors", "gather_tile"))
             assert half_vector_gather == expected, kernels
 
 
 @pytest.mark.cuda
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 def test_box_tiles_where_half_vector_gather_is_off():
-    # TORCH_TRANSPOSE_GATHER_HALF_VECTORS=0: box tiles take the 2-byte layouts above, and the box
+    # TORCH_TRANSPOSE_KERNELS=gather_half_vectors=0: box tiles take the 2-byte layouts above, and the box
     # tile test's bf16 cases (a = 60) meet box tiles again.
-    run_file_with_switches(__file__, {"TORCH_TRANSPOSE_GATHER_HALF_VECTORS": "0"},
+    run_file_with_switches(__file__, {"gather_half_vectors": "0"},
                            "(test_half_vector_gather_tiles or test_box_tiles_whose_output_lines_are_half_vectors) and cuda", 5)
 
 
@@ -606,11 +606,11 @@ def test_gather_tiles_over_the_outputs_run(device, dtype):
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 @pytest.mark.parametrize("fetch_256", ["0", "1"])
 def test_gather_tiles_with_and_without_256_byte_fills(fetch_256):
-    # TORCH_TRANSPOSE_GATHER_FETCH_256: whether the gather tiles' evict_last loads ask L2 for
+    # gather_fetch_256: whether the gather tiles' evict_last loads ask L2 for
     # 256-byte fills (by default the 5-D route's do, and the ragged rows' of 2-byte elements:
     # gather_loads). evict_last is forced so that 2-byte tiles of the 5-D route, which
     # load without it by default, take both instantiations too; the ragged rows' cases run along.
-    run_file_with_switches(__file__, {"TORCH_TRANSPOSE_GATHER_FETCH_256": fetch_256, "TORCH_TRANSPOSE_L2_EVICT_LAST": "1"},
+    run_file_with_switches(__file__, {"gather_fetch_256": fetch_256, "l2_evict_last": "1"},
                            "(test_gather_tiles_over_the_outputs_run or test_ragged_output_rows_over_the_outputs_run) and cuda",
                            8)
 
@@ -626,7 +626,7 @@ def test_gather_tiles_with_and_without_256_byte_fills(fetch_256):
 # which go element by element, gather_edges); runs of 1120 and 1056 (a partial last run tile); a
 # batch dim. On CUDA gather tiles take by rule (wants_gather_rows) all but b = 128 of 2- to
 # 8-byte elements; of 1-byte ones b = 35, 33 and 40, and b = 48 where the kernel needs no
-# masked-vector edges; every layout under TORCH_TRANSPOSE_GATHER_ROWS=1, none under =0.
+# masked-vector edges; every layout under TORCH_TRANSPOSE_KERNELS=gather_rows=1, none under =0.
 RAGGED_ROW_LAYOUTS = [((35, 4, 8, 64), (3, 2, 1, 0)), ((35, 4, 8, 80), (3, 2, 1, 0)),
                       ((2, 33, 4, 8, 96), (0, 4, 3, 2, 1)), ((40, 4, 8, 64), (3, 2, 1, 0)),
                       ((48, 4, 8, 64), (3, 2, 1, 0)), ((136, 2, 4, 64), (3, 2, 1, 0)),
@@ -639,23 +639,23 @@ NO_EDGES, VECTOR_EDGES, SCALAR_EDGES = 0, 1, 2  # GatherEdgeKind
 def gather_edges_expected(dtype, shape):
     """The edge path of gather tiles serving a RAGGED_ROW_LAYOUTS case (gather_edges): none where
     a (the input's last dim) and the run (the three before it) are whole tiles of 128 (1- and
-    2-byte elements) or 64, unless TORCH_TRANSPOSE_GATHER_WHOLE_TILES=0; else element by element
+    2-byte elements) or 64, unless TORCH_TRANSPOSE_KERNELS=gather_whole_tiles=0; else element by element
     for 1-byte elements where at most one tile in 8 is an edge tile (or as
-    TORCH_TRANSPOSE_GATHER_SCALAR_EDGES says), masked vectors otherwise."""
+    gather_scalar_edges says), masked vectors otherwise."""
     tile = 128 if dtype.itemsize <= 2 else 64
     a, run = shape[-1], shape[-4] * shape[-3] * shape[-2]
-    if os.environ.get("TORCH_TRANSPOSE_GATHER_WHOLE_TILES") != "0" and a % tile == 0 and run % tile == 0:
+    if kernel_switch("gather_whole_tiles") != "0" and a % tile == 0 and run % tile == 0:
         return NO_EDGES
     tiles = -(-a // tile) * -(-run // tile)
     few_edge_tiles = (tiles - (a // tile) * (run // tile)) * 8 <= tiles
-    scalar = {"0": False, "1": True}.get(os.environ.get("TORCH_TRANSPOSE_GATHER_SCALAR_EDGES"), few_edge_tiles)
+    scalar = {"0": False, "1": True}.get(kernel_switch("gather_scalar_edges"), few_edge_tiles)
     return SCALAR_EDGES if dtype.itemsize == 1 and scalar else VECTOR_EDGES
 
 
 def gather_tiles_expected(dtype, shape):
     """Whether gather tiles should serve a RAGGED_ROW_LAYOUTS case under this process's switches."""
-    setting = os.environ.get("TORCH_TRANSPOSE_GATHER_ROWS")
-    if setting == "0" or os.environ.get("TORCH_TRANSPOSE_GATHER_TILE") == "0":
+    setting = kernel_switch("gather_rows")
+    if setting == "0" or kernel_switch("gather_tile") == "0":
         return False
     if setting == "1":
         return True
@@ -686,16 +686,16 @@ def test_ragged_output_rows_over_the_outputs_run(device, dtype):
 
 @pytest.mark.cuda
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
-@pytest.mark.parametrize("switches", [{"TORCH_TRANSPOSE_GATHER_ROWS": "0"}, {"TORCH_TRANSPOSE_GATHER_ROWS": "1"},
-                                      {"TORCH_TRANSPOSE_GATHER_ROWS": "1", "TORCH_TRANSPOSE_GATHER_WHOLE_TILES": "0"},
-                                      {"TORCH_TRANSPOSE_GATHER_ROWS": "1", "TORCH_TRANSPOSE_GATHER_SCALAR_EDGES": "1"},
-                                      {"TORCH_TRANSPOSE_GATHER_SCALAR_EDGES": "0"}],
+@pytest.mark.parametrize("switches", [{"gather_rows": "0"}, {"gather_rows": "1"},
+                                      {"gather_rows": "1", "gather_whole_tiles": "0"},
+                                      {"gather_rows": "1", "gather_scalar_edges": "1"},
+                                      {"gather_scalar_edges": "0"}],
                          ids=["rows_off", "rows_on", "rows_on_edges_kept", "rows_on_scalar_edges", "vector_edges_only"])
 def test_ragged_rows_switched(switches):
-    # TORCH_TRANSPOSE_GATHER_ROWS=0: window, realign window, square and TMA byte tiles take the
-    # layouts above; =1: gather tiles take every one of them, with TORCH_TRANSPOSE_GATHER_WHOLE_TILES=0
-    # the whole-tile ones through a kernel with an edge path, with TORCH_TRANSPOSE_GATHER_SCALAR_EDGES=1
-    # 1-byte edge tiles element by element wherever they are. TORCH_TRANSPOSE_GATHER_SCALAR_EDGES=0
+    # TORCH_TRANSPOSE_KERNELS=gather_rows=0: window, realign window, square and TMA byte tiles take the
+    # layouts above; =1: gather tiles take every one of them, with TORCH_TRANSPOSE_KERNELS=gather_whole_tiles=0
+    # the whole-tile ones through a kernel with an edge path, with TORCH_TRANSPOSE_KERNELS=gather_scalar_edges=1
+    # 1-byte edge tiles element by element wherever they are. TORCH_TRANSPOSE_KERNELS=gather_scalar_edges=0
     # under the rule: 1-byte plans with edges that would go element by element go elsewhere.
     run_file_with_switches(__file__, switches, "test_ragged_output_rows_over_the_outputs_run and cuda", 4)
 
@@ -764,10 +764,10 @@ def test_lines_of_narrow_elements(device, dtype, lines):
 
 @pytest.mark.cuda
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
-@pytest.mark.parametrize("switches", [{"TORCH_TRANSPOSE_NARROW_WORDS": "0"},
-                                      {"TORCH_TRANSPOSE_NARROW_WORD_FETCH_256": "0"},
-                                      {"TORCH_TRANSPOSE_NARROW_WORD_FETCH_256": "1"},
-                                      {"TORCH_TRANSPOSE_L2_EVICT_LAST": "0"}],
+@pytest.mark.parametrize("switches", [{"narrow_words": "0"},
+                                      {"narrow_word_fetch_256": "0"},
+                                      {"narrow_word_fetch_256": "1"},
+                                      {"l2_evict_last": "0"}],
                          ids=["other kernels", "no fills", "fills both ways", "plain loads"])
 def test_narrow_element_lines_switched(switches):
     # The same plans with narrow word tiles off (the narrow kernel, which took those of up to 16
@@ -805,8 +805,8 @@ def test_packed_channels_against_whole_vector_planes(device, dtype, channels):
 def test_packed_channels_on_the_looping_interleave_kernel():
     # The interleave plans above that lean_interleave_takes (C = 3 of 2- to 8-byte elements, C = 2
     # of 4- and 8-byte ones) with up to two batch dims take lean launches by default; with
-    # TORCH_TRANSPOSE_LEAN_INTERLEAVE=0 the looping kernel takes them all again.
-    run_file_with_switches(__file__, {"TORCH_TRANSPOSE_LEAN_INTERLEAVE": "0"},
+    # TORCH_TRANSPOSE_KERNELS=lean_interleave=0 the looping kernel takes them all again.
+    run_file_with_switches(__file__, {"lean_interleave": "0"},
                            "test_packed_channels_against_whole_vector_planes and cuda", 32)
 
 
@@ -818,7 +818,7 @@ def test_packed_channels_with_the_load_flavours_their_rules_skip():
     # of more than 64 MB) and 2-byte C = 3 dense inputs go through shared memory
     # (interleave_direct_loads). Forced here: evict_last loads and direct loads wherever a kernel
     # has them.
-    run_file_with_switches(__file__, {"TORCH_TRANSPOSE_L2_EVICT_LAST": "1", "TORCH_TRANSPOSE_INTERLEAVE_DIRECT": "1"},
+    run_file_with_switches(__file__, {"l2_evict_last": "1", "interleave_direct": "1"},
                            "test_packed_channels_against_whole_vector_planes and cuda", 32)
 
 

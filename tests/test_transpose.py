@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import torch_transpose as tt
-from helpers import (ALL_DTYPES, WIDTH_DTYPES, assert_bits_equal, assert_only_view_written, check_permute_into_view,
+from helpers import (ALL_DTYPES, kernel_switch, WIDTH_DTYPES, assert_bits_equal, assert_only_view_written, check_permute_into_view,
                      cuda_kernels_of, kernel_template_args, poisoned, random_bits, run_file_with_switches)
 
 TILE_EDGES = [1, 31, 32, 33, 63, 64, 65, 127, 128, 129]
@@ -185,7 +185,7 @@ def rerun_with_switches(switches, selection, passed):
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 def test_wide_byte_tiles_forced():
     # The copy engine's tiles, which would take these plans first, are off there.
-    rerun_with_switches({"TORCH_TRANSPOSE_WIDE_BYTE_TILE": "1", "TORCH_TRANSPOSE_TMA_TILE": "0"},
+    rerun_with_switches({"wide_byte_tile": "1", "tma_tile": "0"},
                         "test_wide_byte_tiles and cuda and not forced", 12)
 
 
@@ -207,7 +207,7 @@ def test_byte_tiles_with_edges_batches_and_views(device, shape):
 
 @pytest.mark.cuda
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
-@pytest.mark.parametrize("switch", ["TORCH_TRANSPOSE_TMA_PERSISTENT", "TORCH_TRANSPOSE_TMA_TILE"])
+@pytest.mark.parametrize("switch", ["tma_persistent", "tma_tile"])
 def test_byte_tiles_other_kernels(switch):
     rerun_with_switches({switch: "0"}, "test_byte_tiles_with_edges and cuda", 5)
 
@@ -269,7 +269,7 @@ def test_out_bumps_version_counter(device):
 
 # 4-byte rows that take 8-byte vectors only (250, 514 or 1030 elements, or a base 8 bytes past
 # alignment) take window tiles on CUDA (window_tile_transpose.cuh; the square tile kernel under
-# TORCH_TRANSPOSE_WINDOW_HALF_VECTORS=0, as scripts/gpu_check.sh reruns them): ragged tiles on
+# TORCH_TRANSPOSE_KERNELS=window_half_vectors=0, as scripts/gpu_check.sh reruns them): ragged tiles on
 # both dims, a batch, the 3-D reversal, and out= views inside guard buffers whose rows are 8 bytes
 # off the sector grid.
 @pytest.mark.parametrize("dtype", [torch.float32, torch.int32], ids=str)
@@ -320,18 +320,18 @@ def test_rows_off_the_vector_grid_small_types(device, dtype, shape):
 
 @pytest.mark.cuda
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
-@pytest.mark.parametrize("switches", [{"TORCH_TRANSPOSE_REALIGN_WINDOW": "1"},
-                                      {"TORCH_TRANSPOSE_REALIGN_WINDOW": "1", "TORCH_TRANSPOSE_REALIGN_BYTE_QUADS": "0"},
-                                      {"TORCH_TRANSPOSE_REALIGN_WINDOW": "1", "TORCH_TRANSPOSE_REALIGN_ALIGNED_INPUT": "0"},
-                                      {"TORCH_TRANSPOSE_REALIGN_WINDOW": "1", "TORCH_TRANSPOSE_REALIGN_LOADS": "0"},
-                                      {"TORCH_TRANSPOSE_REALIGN_WINDOW": "1", "TORCH_TRANSPOSE_REALIGN_LOADS": "1"},
-                                      {"TORCH_TRANSPOSE_REALIGN_WINDOW": "1", "TORCH_TRANSPOSE_REALIGN_LOADS": "2"},
-                                      {"TORCH_TRANSPOSE_REALIGN_WINDOW": "1", "TORCH_TRANSPOSE_REALIGN_SMALL_TILES": "0"},
-                                      {"TORCH_TRANSPOSE_REALIGN_WINDOW": "1", "TORCH_TRANSPOSE_REALIGN_SMALL_TILES": "0",
-                                       "TORCH_TRANSPOSE_REALIGN_BYTE_QUADS": "0"},
-                                      {"TORCH_TRANSPOSE_REALIGN_WINDOW": "1", "TORCH_TRANSPOSE_REALIGN_SMALL_TILES": "0",
-                                       "TORCH_TRANSPOSE_REALIGN_ALIGNED_INPUT": "0"},
-                                      {"TORCH_TRANSPOSE_REALIGN_WINDOW": "0"}],
+@pytest.mark.parametrize("switches", [{"realign_window": "1"},
+                                      {"realign_window": "1", "realign_byte_quads": "0"},
+                                      {"realign_window": "1", "realign_aligned_input": "0"},
+                                      {"realign_window": "1", "realign_loads": "0"},
+                                      {"realign_window": "1", "realign_loads": "1"},
+                                      {"realign_window": "1", "realign_loads": "2"},
+                                      {"realign_window": "1", "realign_small_tiles": "0"},
+                                      {"realign_window": "1", "realign_small_tiles": "0",
+                                       "realign_byte_quads": "0"},
+                                      {"realign_window": "1", "realign_small_tiles": "0",
+                                       "realign_aligned_input": "0"},
+                                      {"realign_window": "0"}],
                          ids=["on", "no_byte_quads", "realign_all", "plain_loads", "evict_last", "fetch_256",
                               "large_tiles", "large_tiles_no_byte_quads", "large_tiles_realign_all", "off"])
 def test_realign_window_tiles_forced(switches):
@@ -364,7 +364,7 @@ def realign_small_tiles_expected(dtype, shape, sm_count):
 # 2049x2051 (289 tiles of 128 rows), int8 6000x4500 (36 x 24 = 864, shifted windows) and bf16
 # 20001x768 (6 x 157 = 942, under 10 per SM) take them; fp16 12289x8193 (6305), int8 6500x4500
 # (36 x 26 = 936) and bf16 50257x768 (the GPT-2 embedding: 6 x 393 = 2358 tiles, 528 blocks in
-# flight over fewer than 6 bands of 393) keep 128; TORCH_TRANSPOSE_REALIGN_SMALL_TILES=0 or 1
+# flight over fewer than 6 bands of 393) keep 128; TORCH_TRANSPOSE_KERNELS=realign_small_tiles=0 or 1
 # decides for all (test_realign_tile_rows_switched). The kernel's last template argument is its rows.
 # Each shape with whether it takes 64 rows on 132 SMs, worked by hand from the tile counts above.
 REALIGN_ROWS_CASES = [((torch.float16, (2049, 2051)), True), ((torch.float16, (12289, 8193)), False),
@@ -376,7 +376,7 @@ REALIGN_ROWS_CASES = [((torch.float16, (2049, 2051)), True), ((torch.float16, (1
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 def test_realign_tile_rows_by_grid():
     sm_count = torch.cuda.get_device_properties(0).multi_processor_count
-    setting = os.environ.get("TORCH_TRANSPOSE_REALIGN_SMALL_TILES")
+    setting = kernel_switch("realign_small_tiles")
     for (dtype, shape), _ in REALIGN_ROWS_CASES:
         x = random_bits(shape, dtype, "cuda")
         assert_bits_equal(tt.transpose(x), reference(x))
@@ -385,7 +385,7 @@ def test_realign_tile_rows_by_grid():
         if kernels is None:  # no profiler (compute-sanitizer): values only
             continue
         args = kernel_template_args(kernels, "realign_window_tile_transpose_kernel")
-        if os.environ.get("TORCH_TRANSPOSE_REALIGN_WINDOW") == "0":  # gpu_check.sh's older-paths rerun
+        if kernel_switch("realign_window") == "0":  # gpu_check.sh's older-paths rerun
             assert args is None, (dtype, shape, kernels)
             continue
         small = realign_small_tiles_expected(dtype, shape, sm_count)
@@ -404,7 +404,7 @@ def test_realign_small_tiles_expected_on_132_sms():
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 @pytest.mark.parametrize("small", ["0", "1"])
 def test_realign_tile_rows_switched(small):
-    rerun_with_switches({"TORCH_TRANSPOSE_REALIGN_SMALL_TILES": small}, "test_realign_tile_rows_by_grid", 1)
+    rerun_with_switches({"realign_small_tiles": small}, "test_realign_tile_rows_by_grid", 1)
 
 
 # 2-byte transposes whose rows take 8-byte vectors only: input rows off the 16-byte grid (1300
@@ -423,7 +423,7 @@ def test_half_rows_of_8_byte_vectors(device, dtype, shape):
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 @pytest.mark.parametrize("blocks", ["0", "1"])
 def test_blocks_per_sm_switched_on_half_vector_rows(blocks):
-    rerun_with_switches({"TORCH_TRANSPOSE_HALF_TILE_BLOCKS": blocks}, "test_half_rows_of_8_byte_vectors and cuda", 12)
+    rerun_with_switches({"half_tile_blocks": blocks}, "test_half_rows_of_8_byte_vectors and cuda", 12)
 
 
 # The same with output rows alone off the 16-byte grid on a large grid of realign window tiles
@@ -439,12 +439,12 @@ def test_half_vector_output_rows_on_a_large_grid():
 # 2-byte plans of 8-byte vectors whose output rows alone are off the 16-byte grid take realign
 # window tiles from 4 tiles of 128 rows per SM (realign_window_by_default), square tiles below:
 # on 132 SMs bf16 12292x768 (6 x 97 = 582 tiles) takes them, bf16 8196x768 (6 x 65 = 390) not.
-# TORCH_TRANSPOSE_REALIGN_WINDOW=1 or 0 decides for all (test_half_vector_output_rows_switched).
+# TORCH_TRANSPOSE_KERNELS=realign_window=1 or 0 decides for all (test_half_vector_output_rows_switched).
 @pytest.mark.cuda
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 def test_half_vector_output_rows_realign_by_grid():
     sm_count = torch.cuda.get_device_properties(0).multi_processor_count
-    setting = os.environ.get("TORCH_TRANSPOSE_REALIGN_WINDOW")
+    setting = kernel_switch("realign_window")
     for rows, tiles in [(12292, 6 * 97), (8196, 6 * 65)]:
         x = random_bits((rows, 768), torch.bfloat16, "cuda")
         assert_bits_equal(tt.transpose(x), reference(x))
@@ -460,7 +460,7 @@ def test_half_vector_output_rows_realign_by_grid():
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 @pytest.mark.parametrize("realign", ["0", "1"])
 def test_half_vector_output_rows_switched(realign):
-    rerun_with_switches({"TORCH_TRANSPOSE_REALIGN_WINDOW": realign}, "test_half_vector_output_rows_realign_by_grid", 1)
+    rerun_with_switches({"realign_window": realign}, "test_half_vector_output_rows_realign_by_grid", 1)
 
 
 # 4-byte transposes whose output rows lie 512 KB apart: out= views in guard buffers whose rows
@@ -553,17 +553,17 @@ def test_window_tile_plans(device, dtype, shape, dims):
 
 # The lean kernels' plans again with each lean kernel switched off (on the square tile, narrow
 # block and warp-pair, vector row and window tile kernels), and with plain loads in place of L2
-# evict_last ones (TORCH_TRANSPOSE_L2_EVICT_LAST=0: the lean kernels' other instantiations).
+# evict_last ones (TORCH_TRANSPOSE_KERNELS=l2_evict_last=0: the lean kernels' other instantiations).
 LEAN_PLANS = "(test_whole_tile_plans or test_sixteen_line_plans or test_short_row_plans or test_window_tile_plans)"
 
 
 @pytest.mark.cuda
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
-@pytest.mark.parametrize("switch, cases, passed", [("TORCH_TRANSPOSE_LEAN_TILE", "test_whole_tile_plans", 32),
-                                                   ("TORCH_TRANSPOSE_LEAN_NARROW", "test_sixteen_line_plans", 10),
-                                                   ("TORCH_TRANSPOSE_LEAN_ROWS", "test_short_row_plans", 12),
-                                                   ("TORCH_TRANSPOSE_LEAN_WINDOW", "test_window_tile_plans", 8),
-                                                   ("TORCH_TRANSPOSE_L2_EVICT_LAST", LEAN_PLANS, 62)],
+@pytest.mark.parametrize("switch, cases, passed", [("lean_tile", "test_whole_tile_plans", 32),
+                                                   ("lean_narrow", "test_sixteen_line_plans", 10),
+                                                   ("lean_rows", "test_short_row_plans", 12),
+                                                   ("lean_window", "test_window_tile_plans", 8),
+                                                   ("l2_evict_last", LEAN_PLANS, 62)],
                          ids=["tiles", "narrow", "rows", "windows", "loads"])  # ids that no rerun's -k selects (it would rerun itself)
 def test_lean_kernels_off(switch, cases, passed):
     rerun_with_switches({switch: "0"}, f"{cases} and cuda", passed)
@@ -575,7 +575,7 @@ def test_lean_kernels_off(switch, cases, passed):
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 @pytest.mark.parametrize("setting", ["0", "1"], ids=["along-b", "by-item"])
 def test_lean_tiles_in_either_walk(setting):
-    rerun_with_switches({"TORCH_TRANSPOSE_LEAN_ITEMS_FIRST": setting}, "test_whole_tile_plans and cuda", 32)
+    rerun_with_switches({"lean_items_first": setting}, "test_whole_tile_plans and cuda", 32)
 
 
 def test_misaligned_elements_are_moved_exactly(device):
@@ -686,8 +686,8 @@ TILE_TESTS = ("(test_shapes_at_tile_boundaries or test_tall_wide_and_non_square 
 CPU_TILE_TEST_COUNT = 171
 
 
-@pytest.mark.parametrize("switches", [{"TORCH_TRANSPOSE_CPU_AVX512": "0"},
-                                      {"TORCH_TRANSPOSE_CPU_AVX512": "0", "TORCH_TRANSPOSE_CPU_AVX2": "0"}],
+@pytest.mark.parametrize("switches", [{"cpu_avx512": "0"},
+                                      {"cpu_avx512": "0", "cpu_avx2": "0"}],
                          ids=["avx2 blocks", "sse2 blocks"])
 def test_cpu_tiles_of_other_x86_cpus(switches):
     rerun_with_switches(switches, TILE_TESTS, CPU_TILE_TEST_COUNT)

@@ -126,6 +126,25 @@ def to_memory_format(input: torch.Tensor, memory_format: torch.memory_format) ->
     return (_C.to_memory_format_direct if _direct(input) else _ops.to_memory_format.default)(input, memory_format)
 
 
-def explain(input: torch.Tensor, dims: Sequence[int], out: Optional[torch.Tensor] = None) -> str:
-    """The plan the kernels run for ``input.permute(dims)`` into ``out`` (or a new tensor)."""
-    return _C.explain(input, list(dims), out)
+def explain(input: torch.Tensor, dims: Sequence[int], out: Optional[torch.Tensor] = None, *,
+            sm_count: Optional[int] = None) -> str:
+    """The plan and the kernel for ``input.permute(dims)`` into ``out`` (or a new tensor), as text.
+
+    The first line is the plan. For CUDA tensors, and for meta tensors (a described device of
+    compute capability 9.0 with ``sm_count`` SMs, 132 by default), a ``kernel:`` line follows for
+    each launch: the kernel with its template arguments, grid, threads and shared memory.
+    """
+    text = _C.explain(input, list(dims), out)
+    if _C.with_cuda and (input.is_cuda or input.is_meta):
+        for launch in cuda_launches(input, dims, out, sm_count=sm_count):
+            text += (f"\nkernel: {launch['kernel']} grid={launch['grid']} threads={launch['threads']} "
+                     f"smem={launch['smem']}")
+    return text
+
+
+def cuda_launches(input: torch.Tensor, dims: Sequence[int], out: Optional[torch.Tensor] = None, *,
+                  sm_count: Optional[int] = None) -> list:
+    """The CUDA launches ``permute_out(input, dims, out)`` would make, as dicts (kernel, grid,
+    threads, smem), found by a dry run that needs no GPU. ``input`` is a CUDA tensor or a meta
+    tensor (then a device of compute capability 9.0 with ``sm_count`` SMs, 132 by default)."""
+    return _C.cuda_launches(input, list(dims), out, int(sm_count or 0))

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "../env_switch.h"
+#include "../kernel_switches.h"
 #include "../kernels.h"
 #include "../plan/batch_cursor.h"
 #include "../plan/batch_indexer.h"
@@ -27,7 +27,7 @@
 namespace torch_transpose {
 
 bool cpu_packed_rows_enabled() {
-  static const bool enabled = !env_switched_off("TORCH_TRANSPOSE_CPU_PACKED_ROWS");
+  const bool enabled = !switch_off("cpu_packed_rows");
   return enabled;
 }
 
@@ -113,7 +113,7 @@ void move_tile(const T* src, int64_t src_sa, int64_t src_sb, T* dst, int64_t dst
       }
     }
   };
-#if defined(TORCH_TRANSPOSE_HAVE_AVX512_BLOCKS)
+#if defined(TT_HAVE_AVX512_BLOCKS)
   if constexpr (sizeof(T) <= 8) {
     constexpr int64_t k64 = 64 / sizeof(T);  // the wide block side: 64 bytes
     if (src_sa == 1 && dst_sb == 1 && cpu_wide_blocks_enabled() && na >= k64 && nb >= k64) {
@@ -201,7 +201,7 @@ bool use_streaming_rows(const BatchIndexer& batch, int64_t n, int64_t in_sb, int
 // stride along a on the input and along b on the output, on a CPU that has AVX-512 or AVX2.
 template <typename T>
 bool wide_block_tiles(const FastDims& f) {
-#if defined(TORCH_TRANSPOSE_HAVE_AVX512_BLOCKS)
+#if defined(TT_HAVE_AVX512_BLOCKS)
   return sizeof(T) <= 8 && f.in_sa == 1 && f.out_sb == 1 && cpu_wide_blocks_enabled();
 #else
   (void)f;
@@ -258,7 +258,7 @@ void transpose_tiles_of(const FastDims& f, const BatchIndexer& batch, bool strea
   });
 }
 
-#if defined(TORCH_TRANSPOSE_HAVE_AVX512_PACKED_ROWS)
+#if defined(TT_HAVE_AVX512_PACKED_ROWS)
 // Which packed plans take lane permutes (packed_rows.h): c that are not powers of two up to 7, and
 // for 1-byte elements up to 15, by chains of c - 1 permutes a register; powers of two below a
 // register's lane count by networks of log2(c) permutes a register, except unpacks of 16 2-byte
@@ -276,13 +276,13 @@ bool permutes_pay(int64_t c, bool unpack) {
 }
 #endif
 
-#if defined(TORCH_TRANSPOSE_HAVE_SHUFFLED_PACKED_ROWS)
+#if defined(TT_HAVE_SHUFFLED_PACKED_ROWS)
 // Which packed plans take 16-byte shuffles (packed_rows.h) where the permutes do not run (a CPU
 // without AVX-512, or without VBMI for bytes), one problem a 16-byte register (SSSE3; with AVX2,
 // pair_shuffles_pay below): up to 8 rows (at most 8 shuffles a register), and packs (one output
 // stream) of 1-byte elements up to 10 rows and of 4- and 8-byte ones up to 12 (at most 4
 // shuffles a register). Beyond that the tiles' SSE2 blocks won. On the 2-core Zen 5 VM with
-// TORCH_TRANSPOSE_CPU_AVX512=0 (bench/NOTES.md, CPU v8), eager's time over ours, tiles ->
+// TORCH_TRANSPOSE_KERNELS=cpu_avx512=0 (bench/NOTES.md, CPU v8), eager's time over ours, tiles ->
 // shuffles: won int8 c = 3 NCHW -> NHWC 1.34-1.42 -> 17.8-19.1, NHWC -> NCHW 1.8-1.9 -> 9.1-9.5,
 // fp64 c = 3 0.57-0.61 -> 1.8-3.0, int8 c = 9 and 10 packs 2.1-2.8 -> 2.8-3.6, fp32 c = 12 pack
 // 1.1-1.2 -> 2.2-2.3, fp64 c = 8 unpack 1.5 -> 4.1-5.1; lost: bf16 packs of 10 and 12 (2.4-2.9 ->
@@ -329,7 +329,7 @@ PackedRoute packed_route(int64_t c, bool unpack) {
   if constexpr (sizeof(T) == 16) {
     return !unpack && c >= 2 && c <= kMaxPackedRows ? PackedRoute::kElementMoves : PackedRoute::kNone;
   }
-#if defined(TORCH_TRANSPOSE_HAVE_SHUFFLED_PACKED_ROWS)
+#if defined(TT_HAVE_SHUFFLED_PACKED_ROWS)
   if constexpr (sizeof(T) <= 8) {
     if (!unpack && interleaves<T>(c)) return PackedRoute::kInterleave;
     if (cpu_packs_rows(sizeof(T), c)) return permutes_pay<T>(c, unpack) ? PackedRoute::kPermutes : PackedRoute::kNone;
@@ -367,7 +367,7 @@ template <typename T>
 void move_packed_registers(PackedRoute route, const T* src, int64_t src_stride, int64_t c, T* dst, int64_t dst_stride,
                            int64_t whole, bool pack, bool stream) {
   if (route == PackedRoute::kElementMoves) return pack_elements(src, src_stride, c, dst, whole);  // packs only
-#if defined(TORCH_TRANSPOSE_HAVE_SHUFFLED_PACKED_ROWS)
+#if defined(TT_HAVE_SHUFFLED_PACKED_ROWS)
   if constexpr (sizeof(T) <= 8) {
     const int rows = static_cast<int>(c);
     if (route == PackedRoute::kInterleave) return interleave_rows(src, src_stride, rows, dst, whole);
@@ -493,7 +493,7 @@ void copy_rows(const LayoutPlan& plan, const T* in, T* out) {
       // Rows of one chunk, often short (row_copy.h): the cursor steps from row to row without
       // dividing, and short (in cache: under 8 KiB) or streamed contiguous rows are copied inline
       // where the CPU has AVX-512 or AVX2 (without either, streamed rows go by memcpy too).
-#if defined(TORCH_TRANSPOSE_HAVE_AVX512_ROW_COPY)
+#if defined(TT_HAVE_AVX512_ROW_COPY)
       if (in_sb == 1 && out_sb == 1 && (stream || n * e < inline_below)) {
         const auto* from = reinterpret_cast<const unsigned char*>(in);
         auto* to = reinterpret_cast<unsigned char*>(out);

@@ -4,13 +4,13 @@
 // itself (bench/NOTES.md, "CPU"). Advising huge pages for the allocation's 2 MiB-aligned
 // interior lets Linux fault it 2 MiB at a time where the system allows it (THP "madvise" or
 // "always"); with THP "never", or off Linux, nothing changes. The advice covers only memory
-// inside the output's own allocation and moves no data. TORCH_TRANSPOSE_CPU_HUGE_PAGES=0
+// inside the output's own allocation and moves no data. TORCH_TRANSPOSE_KERNELS=cpu_huge_pages=0
 // turns it off.
 #pragma once
 
 #include <cstdint>
 
-#include "../env_switch.h"
+#include "../kernel_switches.h"
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -22,7 +22,7 @@ namespace torch_transpose {
 constexpr int64_t kHugePageAdviceMinBytes = int64_t{4} << 20;
 
 inline bool huge_page_advice_enabled() {
-  static const bool enabled = !env_switched_off("TORCH_TRANSPOSE_CPU_HUGE_PAGES");
+  const bool enabled = !switch_off("cpu_huge_pages");
   return enabled;
 }
 

@@ -46,7 +46,7 @@ constexpr LaneSource lane_source(PackDirection d, int lanes, int c, int o, int i
 // every output register then draws on every input register).
 constexpr int kMaxPackedRows = 16;
 
-// TORCH_TRANSPOSE_CPU_PACKED_ROWS=0 sends every packed plan to the tiles (tests of the older
+// TORCH_TRANSPOSE_KERNELS=cpu_packed_rows=0 sends every packed plan to the tiles (tests of the older
 // paths, A/B runs); read once (cpu_kernels.cpp). The route (packed_route there) asks it before any
 // of the CPU checks below.
 bool cpu_packed_rows_enabled();
@@ -77,8 +77,8 @@ void with_packed_kernel(PackDirection d, int64_t c, bool stream, Run&& run) {
 }
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define TORCH_TRANSPOSE_HAVE_AVX512_PACKED_ROWS 1
-#define TORCH_TRANSPOSE_HAVE_SHUFFLED_PACKED_ROWS 1
+#define TT_HAVE_AVX512_PACKED_ROWS 1
+#define TT_HAVE_SHUFFLED_PACKED_ROWS 1
 
 // Whether move_rows_by_permutes takes c rows of elements of this size on this CPU:
 // 2 <= c <= min(kMaxPackedRows, 64 / element_bytes), AVX-512F and BW (cpu_avx512_blocks_enabled),

@@ -2,7 +2,7 @@
 // avx512 targets, so the rest of the library still runs on any x86-64 CPU.
 #include "packed_rows.h"
 
-#if defined(TORCH_TRANSPOSE_HAVE_AVX512_PACKED_ROWS)
+#if defined(TT_HAVE_AVX512_PACKED_ROWS)
 // GCC 12's avx512fintrin.h trips -Wuninitialized where its intrinsics inline (GCC bug 105593; see
 // simd_transpose_avx512.cpp).
 #if defined(__GNUC__) && !defined(__clang__)

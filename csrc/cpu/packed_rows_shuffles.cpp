@@ -16,7 +16,7 @@
 // halves from 16 * c bytes apart and stores each row's 32 bytes whole.
 #include "packed_rows.h"
 
-#if defined(TORCH_TRANSPOSE_HAVE_SHUFFLED_PACKED_ROWS)
+#if defined(TT_HAVE_SHUFFLED_PACKED_ROWS)
 #include <immintrin.h>
 
 #include <array>

@@ -14,7 +14,7 @@
 namespace torch_transpose {
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define TORCH_TRANSPOSE_HAVE_AVX512_ROW_COPY 1
+#define TT_HAVE_AVX512_ROW_COPY 1
 
 // Rows shorter than this are copied inline; memcpy took rows of 256 bytes (fp32 512x512x64,
 // (1, 0, 2), 64 MB) at 1.04-1.15 of eager's copy_, the inline copy at 0.88-0.93, and rows of 260

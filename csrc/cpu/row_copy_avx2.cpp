@@ -3,7 +3,7 @@
 // still runs on any x86-64 CPU.
 #include "row_copy.h"
 
-#if defined(TORCH_TRANSPOSE_HAVE_AVX512_ROW_COPY)
+#if defined(TT_HAVE_AVX512_ROW_COPY)
 #include <immintrin.h>
 
 #define TT_ROW_COPY_TARGET __attribute__((target("avx2")))

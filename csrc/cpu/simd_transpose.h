@@ -223,13 +223,13 @@ enum class BlockOrder { kOutputRowsFirst, kInputRowsFirst, kInputRowsFirstStream
 // (The macro's name is older than the AVX2 blocks: it says both kinds are built, x86-64 with
 // GCC's or clang's per-function targets.)
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define TORCH_TRANSPOSE_HAVE_AVX512_BLOCKS 1
+#define TT_HAVE_AVX512_BLOCKS 1
 
-// True when the CPU runs AVX-512F and BW and TORCH_TRANSPOSE_CPU_AVX512 is not 0 (the switch lets
+// True when the CPU runs AVX-512F and BW and cpu_avx512 is not 0 (the switch lets
 // the tests cover the other blocks on a machine that has AVX-512).
 bool cpu_avx512_blocks_enabled();
 
-// True when the CPU runs AVX2 and TORCH_TRANSPOSE_CPU_AVX2 is not 0 (which, with the AVX-512
+// True when the CPU runs AVX2 and cpu_avx2 is not 0 (which, with the AVX-512
 // switch, lets the tests cover what a CPU without either runs: SSE2's blocks, SSSE3's shuffles
 // one register at a time, memcpy row copies). Asked by the AVX2 blocks, the packed-row shuffles
 // and the row copies alike.

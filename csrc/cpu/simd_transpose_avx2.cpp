@@ -12,22 +12,21 @@
 // into two registers by vperm2i128.
 #include "simd_transpose.h"
 
-#if defined(TORCH_TRANSPOSE_HAVE_AVX512_BLOCKS)
+#if defined(TT_HAVE_AVX512_BLOCKS)
 #include <immintrin.h>
 
-#include "../env_switch.h"
+#include "../kernel_switches.h"
 
 #define TT_AVX2_TARGET __attribute__((target("avx2")))
 
 namespace torch_transpose {
 
 bool cpu_avx2_enabled() {
-  static const bool enabled = [] {
-    if (env_switched_off("TORCH_TRANSPOSE_CPU_AVX2")) return false;
+  static const bool supported = [] {
     __builtin_cpu_init();
     return __builtin_cpu_supports("avx2") != 0;
   }();
-  return enabled;
+  return supported && !switch_off("cpu_avx2");
 }
 
 namespace {

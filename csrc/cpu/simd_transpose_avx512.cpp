@@ -2,7 +2,7 @@
 // avx512f target, so the rest of the library still runs on any x86-64 CPU.
 #include "simd_transpose.h"
 
-#if defined(TORCH_TRANSPOSE_HAVE_AVX512_BLOCKS)
+#if defined(TT_HAVE_AVX512_BLOCKS)
 // GCC 12's own avx512fintrin.h trips -Wuninitialized where its intrinsics inline here (GCC bug
 // 105593, the `__m512i __Y = __Y;` of _mm512_undefined_epi32): a false alarm about the header.
 #if defined(__GNUC__) && !defined(__clang__)
@@ -11,18 +11,17 @@
 #endif
 #include <immintrin.h>
 
-#include "../env_switch.h"
+#include "../kernel_switches.h"
 
 namespace torch_transpose {
 
 bool cpu_avx512_blocks_enabled() {
-  static const bool enabled = [] {
-    if (env_switched_off("TORCH_TRANSPOSE_CPU_AVX512")) return false;
+  static const bool supported = [] {
     __builtin_cpu_init();
     // BW for the 2-byte blocks' 16-bit unpacks: every AVX-512 CPU but the Xeon Phi has it.
     return __builtin_cpu_supports("avx512f") != 0 && __builtin_cpu_supports("avx512bw") != 0;
   }();
-  return enabled;
+  return supported && !switch_off("cpu_avx512");
 }
 
 namespace {

@@ -7,78 +7,42 @@
 //     tile kernel moved 60 and 30 (the output's not even 16-byte aligned);
 //   * batches of small matrices (65536 x 8 x 8): a, b and the batch dim are one contiguous run
 //     on both sides, so a tile of 64 matrices is one 16 KB run in and one out.
-// The flat tile kernel (flat_tile_transpose.cuh) served these at 0.57-0.61 of copy, bound by
-// instruction issue (ncu 2026-11-29: 173 M instructions for the 5-D case where the square tile
-// kernel needs 44 M for the same bytes): three divisions per vector, batch offsets read from
-// shared memory, ragged tiles. Here every tile is whole (C divides c's size, a and b are
-// whole), so there are no edge paths; each vector costs two magic-number divisions and each
-// element a few adds on the shared-memory side. H200, 2026-11-30: 5-D 0.57 -> 0.83 of copy,
-// 65536 x 8 x 8 0.61 -> 0.66-0.71 (92 M instructions for the 5-D case, DRAM at 69% of peak).
-// Tried and lost (bench/NOTES.md v8): prefetching the next tile's loads during the store phase
-// (no change), 6 blocks per SM (spills), 512-thread blocks with 32 KB sector-aligned tiles.
-//
-// Each side walks the tile in its own memory order: d0 (its unit-stride fast dim), then the other
-// two by increasing stride. Element q of that walk has coordinates (i0, i1, i2) with
-// q = i0 + e0 * (i1 + e1 * i2) and sits at i0 + i1 * g1 + i2 * g2 in global memory (offsets
-// from the tile's base) and at i0 * s0 + i1 * s1 + i2 * s2 in shared memory. Where g1 == e0 (and
-// g2 == e0 * e1) the walk is one contiguous run across dims, so V consecutive q move as one
-// 16-byte access whenever the run length is a multiple of V.
-//
-// Shared memory holds the tile in load order (a's stride 1, so loads write consecutive banks),
-// with the two outer strides rounded up to odd numbers: the store side steps through b, whose
-// shared stride is one of them, so its consecutive elements land in distinct banks.
 #pragma once
 
 #include <algorithm>
 #include <limits>
 #include <numeric>  // std::lcm
 
-#include "../env_switch.h"
+#include "../kernel_switches.h"
 #include "cuda_common.cuh"
 #include "flat_tile_transpose.cuh"  // flat_tile_bytes(): both kernels share the tile budget
 
 namespace torch_transpose {
 
-// TORCH_TRANSPOSE_BOX_TILE=0 sends these plans to the flat tile kernel instead (read once; for
-// A/B timing runs and for tests of the fallback).
 inline bool box_tile_enabled() {
-  static const bool enabled = !env_switched_off("TORCH_TRANSPOSE_BOX_TILE");
+  const bool enabled = !switch_off("box_tile");
   return enabled;
 }
 
-// TORCH_TRANSPOSE_BOX_VECTOR_CHUNKS=0 takes the largest chunk of items even where its runs are
-// not whole 16-byte vectors (box_chunk; read once; for A/B runs and tests of the scalar sides).
-// H200, GPU time, two rounds, ratio to copy, largest chunk -> chunk of whole vectors
-// (bench/NOTES.md v61): bf16 100000x7x9 0.338-0.341 -> 0.470-0.494, fp16 0.338-0.358 ->
-// 0.448-0.463, bf16 100000x9x7 0.338-0.357 -> 0.441-0.456, bf16 30000x7x9 0.539-0.540 ->
-// 0.604-0.641, fp32 100000x7x9 0.716-0.717 -> 0.726-0.738; unchanged plans level (int8 and
-// fp64 100000x7x9, fp32 65536x8x8, bf16 50000x12x10). torch.compile reads 0.83-0.86 on the
-// 2-byte ones and 1.07 on fp32: these plans stay well short of it.
 inline bool box_vector_chunks() {
-  static const bool on = !env_switched_off("TORCH_TRANSPOSE_BOX_VECTOR_CHUNKS");
+  const bool on = !switch_off("box_vector_chunks");
   return on;
 }
 
-// TORCH_TRANSPOSE_BOX_DENSE_LOADS=0 keeps the load side's walk (two divisions a vector, one shared
-// store an element) on plans whose load walk is one run in global and shared memory alike
-// (read once; for A/B runs and tests of the walk).
 inline bool box_dense_loads_enabled() {
-  static const bool on = !env_switched_off("TORCH_TRANSPOSE_BOX_DENSE_LOADS");
+  const bool on = !switch_off("box_dense_loads");
   return on;
 }
 
-// TORCH_TRANSPOSE_BOX_HALF_STORES=0 keeps 16-byte stores (and their carry walk) on store sides
-// whose d0 is whole 8-byte but not whole 16-byte vectors (read once; for A/B runs).
 inline bool box_half_stores() {
-  static const bool on = !env_switched_off("TORCH_TRANSPOSE_BOX_HALF_STORES");
+  const bool on = !switch_off("box_half_stores");
   return on;
 }
 
-// TORCH_TRANSPOSE_BOX_PERIODIC_STORES=0 keeps the store walk (two divisions a vector, a carry walk
+// TORCH_TRANSPOSE_KERNELS=box_periodic_stores=0 keeps the store walk (two divisions a vector, a carry walk
 // where rows are not whole vectors) on store sides that are one run in global memory (read once;
-// for A/B runs and tests of the walk).
 inline bool box_periodic_stores_enabled() {
-  static const bool on = !env_switched_off("TORCH_TRANSPOSE_BOX_PERIODIC_STORES");
+  const bool on = !switch_off("box_periodic_stores");
   return on;
 }
 
@@ -334,14 +298,7 @@ inline BoxSides box_sides(const LayoutPlan& plan, int c, int64_t chunk) {
 
 // The chunk of batch dim c: the largest divisor of its size in (cap - 64, cap] whose tile's runs
 // are whole 16-byte vectors on both sides, else the largest such divisor down to half the cap,
-// else the largest divisor in the first window (its sides then move element by element). Tiny
-// matrices make the difference: 100000 x 7 x 9 has runs of 63 x chunk elements, and the largest
-// divisor (bf16: 125, fp32: 50) left both sides scalar where 80 and 40 keep 16-byte vectors
-// (box_vector_chunks says what that gained); 1-byte runs are whole vectors only for chunks of
-// 16k, and int8's window (196, 260] has none, so it takes 160 (bench/NOTES.md, v62). The plan is
-// made on every call, so the search is bounded (a prime size with a cap of thousands would
-// otherwise cost tens of microseconds: at most cap / 2 steps here, and the whole-vector test
-// runs only on divisors).
+// else the largest divisor in the first window (its sides then move element by element).
 inline int64_t box_chunk(const LayoutPlan& plan, int c, int64_t cap) {
   const int64_t n = plan.sizes[c], top = std::min(n, cap);
   const int full = plan.element_bytes >= 16 ? 1 : 16 / plan.element_bytes;
@@ -448,10 +405,6 @@ inline bool make_box_tile_args(const LayoutPlan& plan, uintptr_t in_address, uin
 
   load_vector_elems = side_vector_elems(load, chunked, chunked.in_strides, in_address);
   store_vector_elems = side_vector_elems(sides.store, chunked, chunked.out_strides, out_address);
-  // A store side whose d0 is whole 8-byte but not whole 16-byte vectors (the 5-D case: d0 = 30
-  // floats) stores 8 bytes at a time: no vector then wraps from one d0 line to the next, so the
-  // walk needs no carries, and whatever aligns 16-byte vectors aligns half ones. H200, same-call
-  // A/B, two calls of two rounds: 5-D 0.832-0.833 -> 0.838 and 0.834-0.835 -> 0.837.
   if (box_half_stores() && store_vector_elems > 2 && sides.store.extent[0] % store_vector_elems != 0 &&
       sides.store.extent[0] % (store_vector_elems / 2) == 0)
     store_vector_elems /= 2;
@@ -468,7 +421,7 @@ inline bool make_box_tile_args(const LayoutPlan& plan, uintptr_t in_address, uin
   args.total_tiles = static_cast<uint32_t>(tiles);
   args.smem_elems = static_cast<uint32_t>(load.extent[2] * load_smem[2]);
   // The odd padding grows a tile with a short d0 by up to half: stay within the 48 KB that a
-  // launch may take without opting in (TORCH_TRANSPOSE_FLAT_TILE_BYTES allows budgets to 40 KB).
+  // launch may take without opting in (flat_tile_bytes allows budgets to 40 KB).
   return static_cast<int64_t>(args.smem_elems) * plan.element_bytes <= 48 * 1024;
 }
 

@@ -1,20 +1,6 @@
-// Square tiles of one 128-byte line per tile row in 128-thread blocks (64 x 64 for 2-byte
-// elements; 128, 32 and 16 wide for 1-, 4- and 8-byte ones under the switch), shaped like
-// Inductor's generated transposes: ncu on the H200
-// (bench/NOTES.md v17) put torch.compile's kernel for (0, 2, 1) on 1024x1024x64 at 100%
-// theoretical occupancy, one 4 KB tile per 128-thread block at 25 registers, where our 64 x 64
-// fp32 tiles run 256 threads at 64 registers (50%). Each thread has kTile / 16 loads in flight;
-// __launch_bounds__ asks for 16 blocks per SM (8 for 1- and 2-byte tiles, whose 4-8 loads need
-// more registers: 2-byte takes 40). Whole tiles only: no edge paths.
-//
-// H200, same-call A/Bs, two calls of two rounds (NOTES v17): the rule's cases, bf16 with fast
-// dims of whole 64- but not 128-element tiles, gained: NCHW->NHWC 64x128x56x56 (3136 = 24.5 x
-// 128) 0.911-0.915 -> 0.948-0.955, NHWC->NCHW 0.912-0.913 -> 0.932-0.937. Everywhere else the
-// usual tiles won: fp32 8192² 0.978 -> 0.937, (0, 2, 1) 0.973 -> 0.949, bf16 8192² 0.952-0.959
-// -> 0.921-0.938, (2, 1, 0) 0.933 -> 0.860, int8 8192² level.
 #pragma once
 
-#include "../env_switch.h"
+#include "../kernel_switches.h"
 #include "cuda_common.cuh"
 #include "tile_order.cuh"
 #include "tile_transpose.cuh"
@@ -27,11 +13,8 @@ template <int E> struct CompactTileShape {
   static constexpr int kMinBlocks = E >= 4 ? 16 : 8;
 };
 
-// TORCH_TRANSPOSE_COMPACT_TILE: 0 = never, 1 = every full-vector plan whose fast dims are whole
-// compact tiles (tests, A/B runs), unset = the rule above (2-byte plans that would otherwise
-// have edge tiles).
 inline Override compact_tile_override() {
-  static const Override setting = env_override("TORCH_TRANSPOSE_COMPACT_TILE");
+  const Override setting = switch_override("compact_tile");
   return setting;
 }
 

@@ -1,7 +1,7 @@
 // Pieces shared by every CUDA kernel: element types by width, vectors, batch offsets.
 #pragma once
 
-#if defined(TORCH_TRANSPOSE_CUDA_ON_HOST)
+#if defined(TT_CUDA_ON_HOST)
 #include "cuda_on_host.h"  // tests only: the kernels as plain C++ on the CPU
 #else
 #include <cuda_runtime.h>
@@ -14,10 +14,11 @@
 #include <type_traits>
 #include <utility>
 
-#include "../env_switch.h"
+#include "../kernel_switches.h"
 #include "../plan/batch_indexer.h"
 #include "../plan/fast_dims.h"
 #include "fast_divmod.cuh"
+#include "../include/torch_transpose/launch_record.h"
 
 namespace torch_transpose {
 
@@ -43,37 +44,14 @@ struct alignas(sizeof(T) * V) Vec {
 
 // A global load of one element or vector (1, 2, 4, 8 or 16 bytes). With kEvictLast it asks L1
 // and L2 to evict its lines last (the L2 evict_last cache policy of createpolicy): what Triton's
-// eviction_policy="evict_last" emits, and how Inductor's transpose kernels load. The input is
-// read once, so the policy cannot be about reuse; what it changes is which lines L2 gives up
-// first when it needs room, the input's or the output's dirty ones. H200, same-call A/B by GPU
-// time (bench/NOTES.md v30, results/h200-ab-session27.md): the lean tile, lean narrow, lean row,
-// lean window, box, streamed square tile and copy-engine kernels gained 0.01-0.03 of copy on
-// nearly every case (fp32 8192² 0.981 -> 0.993, int8 8192² 0.946 -> 0.962-0.965, 16x4194304
-// 0.983 -> 1.006-1.008, (0, 2, 1) 0.979 -> 1.007-1.009, 8191x8193 0.930 -> 0.955, 5-D 0.843 ->
-// 0.863); bf16 8192² alone lost (0.966-0.967 -> 0.961-0.965), so 2-byte lean tiles of one
-// matrix keep plain loads (batched ones gained in v46: K transposed 0.964 -> 0.996). v31 gave
-// it to the interleave (not 2-byte dense inputs), compact, 2-byte edge square tile
-// and persistent copy-engine kernels (fp32 4194304x3 0.956 -> 0.973, bf16 8256x8256 0.934 ->
-// 0.955, int8 4096x4096 0.99 -> 1.09); 4-byte edge tiles lost (fp32 8200x8200 0.954 -> 0.946),
-// and the narrow warp-pair and small tiles were level, so those keep plain loads, as do the flat
-// tile and narrow block kernels (no case measured). Each launcher states its rule.
-//
-// kFetch256 (evict_last loads of 4-, 8- and 16-byte values only) adds PTX's .L2::256B prefetch size:
-// on a miss, L2 fetches the aligned 256 bytes around the line (SASS LDG.E.EL.LTC256B), as the copy
-// engine's 256-byte L2 promotion does for the one-tile TMA pipeline (bench/NOTES.md v20). The
-// window tiles take it: their input rows start off the 128-byte grid, so neighbouring tiles each
-// fetched parts of the same lines at different times. H200, A/B of two builds by GPU time, three
-// rounds, ratio to copy (bench/NOTES.md v33): fp32 12345x6789 0.944-0.945 -> 0.966-0.968,
-// 8191x8193 0.956-0.957 -> 0.966-0.968, 8193x8193[1:, 1:] 0.938-0.941 -> 0.969-0.971. Given to
-// every evict_last load (an earlier A/B), it lost on the lean tiles (4-D reversal 0.960-0.963 ->
-// 0.941-0.943) and was level on the box tiles (5-D 0.865 -> 0.864) and the aligned square.
+// eviction_policy="evict_last" emits, and how Inductor's transpose kernels load.
 template <bool kEvictLast, bool kFetch256 = false, typename V>
 __device__ __forceinline__ V load_global(const V* p) {
   static_assert(sizeof(V) == 1 || sizeof(V) == 2 || sizeof(V) == 4 || sizeof(V) == 8 || sizeof(V) == 16,
                 "1, 2, 4, 8 or 16 bytes");
   static_assert(!kFetch256 || (kEvictLast && (sizeof(V) == 4 || sizeof(V) == 8 || sizeof(V) == 16)),
                 "256-byte fetches are built for evict_last loads of 4, 8 and 16 bytes");
-#if defined(TORCH_TRANSPOSE_CUDA_ON_HOST)
+#if defined(TT_CUDA_ON_HOST)
   return *p;  // a cache policy means nothing on the host
 #else
   if constexpr (!kEvictLast) {
@@ -126,10 +104,8 @@ __device__ __forceinline__ V load_global(const V* p) {
 #endif
 }
 
-// TORCH_TRANSPOSE_L2_EVICT_LAST: 0 = plain loads everywhere, 1 = evict_last loads in every
-// kernel that has them, unset = `rule` (the launcher's: each kernel's A/B verdict).
 inline bool l2_evict_last_loads(bool rule) {
-  static const Override setting = env_override("TORCH_TRANSPOSE_L2_EVICT_LAST");
+  const Override setting = switch_override("l2_evict_last");
   return decide(setting, rule);
 }
 
@@ -223,7 +199,7 @@ struct DeviceBatchIndexer {
 
 inline int64_t ceil_div(int64_t x, int64_t y) { return (x + y - 1) / y; }
 
-#if !defined(TORCH_TRANSPOSE_CUDA_ON_HOST)
+#if !defined(TT_CUDA_ON_HOST)
 // The launch's dynamic shared memory (a function, so that tests can supply their own).
 __device__ __forceinline__ unsigned char* dynamic_smem() {
   extern __shared__ __align__(16) unsigned char smem[];
@@ -233,16 +209,9 @@ __device__ __forceinline__ unsigned char* dynamic_smem() {
 // Every launch goes through here, so tests can run the kernels on the CPU (cuda_on_host.h).
 // A 3-D grid: blockIdx.x varies fastest, then y, then z. Errors are left for the caller's
 // cudaGetLastError, as a <<<>>> launch leaves them.
-//
-// Why cudaLaunchKernel and not <<<>>>: the small layouts of issue 5 are host-bound on the GPU
-// machine, and the <<<>>> stub's push and pop of the launch configuration cost host time on top
-// of the launch itself. C++ probe there (scripts/host_cost_probe.py, bench/NOTES.md v40), an
-// empty kernel of 800 blocks queued behind a sleep, host us per launch, two machines: <<<>>>
-// 3.7-3.9, cudaLaunchKernel 3.4-3.8 (0.1-0.4 less on each), the driver's cuLaunchKernel 3.3-3.7
-// (level with cudaLaunchKernel, so the runtime's call is kept).
 template <typename... KernelArgs, typename... Args>
-void launch_kernel(void (*kernel)(KernelArgs...), dim3 grid, int threads, size_t smem, cudaStream_t stream,
-                   Args&&... args) {
+void launch_kernel_at(void (*kernel)(KernelArgs...), dim3 grid, int threads, size_t smem, cudaStream_t stream,
+                      Args&&... args) {
   static_assert(sizeof...(KernelArgs) > 0 && sizeof...(KernelArgs) == sizeof...(Args), "one argument per parameter");
   // Each argument converted to its parameter's type, as <<<>>> would, and passed by address.
   std::tuple<std::remove_cv_t<KernelArgs>...> values{std::forward<Args>(args)...};
@@ -254,13 +223,21 @@ void launch_kernel(void (*kernel)(KernelArgs...), dim3 grid, int threads, size_t
       },
       values);
 }
-
-// The same with a 1-D grid.
-template <typename... KernelArgs, typename... Args>
-void launch_kernel(void (*kernel)(KernelArgs...), unsigned int grid, int threads, size_t smem, cudaStream_t stream,
-                   Args&&... args) {
-  launch_kernel(kernel, dim3{grid, 1, 1}, threads, smem, stream, std::forward<Args>(args)...);
-}
 #endif
+
+// The kernel is a template argument so that a dry run (launch_record.h) can name it.
+template <auto kKernel, typename... Args>
+void launch_kernel(dim3 grid, int threads, size_t smem, cudaStream_t stream, Args&&... args) {
+  if (LaunchRecorder* recorder = active_launch_recorder) {
+    recorder->launches.push_back(LaunchRecord{kernel_name<kKernel>(), {grid.x, grid.y, grid.z}, threads, smem});
+    return;
+  }
+  launch_kernel_at(kKernel, grid, threads, smem, stream, std::forward<Args>(args)...);
+}
+
+template <auto kKernel, typename... Args>
+void launch_kernel(unsigned int grid, int threads, size_t smem, cudaStream_t stream, Args&&... args) {
+  launch_kernel<kKernel>(dim3{grid, 1, 1}, threads, smem, stream, std::forward<Args>(args)...);
+}
 
 }  // namespace torch_transpose

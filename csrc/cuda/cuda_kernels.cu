@@ -11,31 +11,13 @@
 //                    256 elements, lie back to back without 16-byte vectors: whole rows a tile),
 //                    output_span_tile_transpose (its mirror: short output rows back to back;
 //                    item_tile_transpose where a batch item's input rows fit a 128-byte line:
-//                    several whole items a tile; and from input rows off the 16-byte grid,
-//                    items cut into parts of such rows),
-//                    gather_tile_transpose (a tile over a and the output's run of b and the
-//                    dims that continue it; from 32 elements, where output rows are not whole
-//                    tiles: the 4-D reversal), box_tile_transpose (both fast dims whole in a
-//                    tile with a chunk of a batch dim), flat_tile_transpose (any other fast
-//                    dim under 32 elements),
-//                    tma_byte_tile_transpose (1-byte plans with 16-byte vectors on sm_90 and
-//                    newer: the copy engine moves the tiles) or tile_transpose
-//                    (window_tile_transpose when rows cannot take 16-byte vectors on both
-//                    sides but the output's fast dim has unit stride, for 4- and 8-byte
-//                    elements, lean_window_tile_transpose where those plans allow 32-bit
-//                    offsets and at most two batch dims; realign_window_tile_transpose for
-//                    1- and 2-byte ones where a switch asks for it; tiles of half the side
-//                    when a problem has fewer tiles than SMs)
-// Most kernels load with an L2 evict_last policy (load_global in cuda_common.cuh), each
-// launcher asking l2_evict_last_loads with its A/B's verdict.
-// Kernels are templated on element width, vector width V (from the plan's alignment analysis)
-// and index width (32-bit unless an in-tile offset could overflow it; then V = 1).
 #include <algorithm>
 #include <atomic>
+#include <initializer_list>
 #include <limits>
 #include <type_traits>
 
-#include "../env_switch.h"
+#include "../kernel_switches.h"
 #include "../kernels.h"
 #include "box_tile_transpose.cuh"
 #include "compact_tile_transpose.cuh"
@@ -65,10 +47,8 @@ namespace {
 
 constexpr int64_t kNarrowDim = 32;
 
-// TORCH_TRANSPOSE_DRIVER_COPY=0 sends dense copies to row_chunk_copy too (read once; for A/B
-// timing runs and tests of that kernel on dense rows).
 bool driver_copy_enabled() {
-  static const bool enabled = !env_switched_off("TORCH_TRANSPOSE_DRIVER_COPY");
+  const bool enabled = !switch_off("driver_copy");
   return enabled;
 }
 
@@ -78,24 +58,14 @@ bool is_dense_copy(const LayoutPlan& plan) {
   return plan.kind == PlanKind::Copy && plan.rank == 1 && plan.in_strides[0] == 1 && plan.out_strides[0] == 1;
 }
 
-// TORCH_TRANSPOSE_ONE_BLOCK_PER_ITEM=0 caps every grid at 64 blocks per SM, each block looping
-// over items a grid apart (read once; for A/B runs and tests of the loop).
 bool grids_capped() {
-  static const bool capped = env_switched_off("TORCH_TRANSPOSE_ONE_BLOCK_PER_ITEM");
+  const bool capped = switch_off("one_block_per_item");
   return capped;
 }
 
 // Blocks for `work_items` tiles, groups or chunks: one block per item, so the blocks resident at
 // any moment work on neighbouring items. Every kernel still loops over items a grid apart, for
-// the switch above and for grids past the launch limit. Against a grid capped at 64 blocks per
-// SM, each block looping (H200, same-call A/B, two rounds, bench/NOTES.md v14-v15): fp32
-// 16384² 0.944 -> 0.975, (2, 1, 0) 0.915 -> 0.929, 12345x6789 (window tiles) 0.896 -> 0.924,
-// 8191x8193 0.923 -> 0.937, 8193x8193[1:, 1:] 0.920 -> 0.935, 4194304x16 (narrow) 0.947 ->
-// 0.961, 16x4194304 0.968 -> 0.976, 5-D (box tiles) 0.828 -> 0.837; within +-0.003 on 1-byte
-// tiles, row copies and flat tiles. The 4-D reversal is open (0.937 -> 0.930 in session 12,
-// 0.935 both ways in session 13). 8-byte tiles at 16384² (fp64, complex64; 4.3 GB a tensor)
-// lost with one block per tile in three A/Bs of four; they now walk tile streams instead
-// (tile_order.cuh), which beat both grids.
+// the switch above and for grids past the launch limit.
 unsigned int grid_for(int64_t work_items, int sm_count) {
   const int64_t cap = grids_capped() ? static_cast<int64_t>(std::max(sm_count, 1)) * 64 : std::numeric_limits<int32_t>::max();
   return static_cast<unsigned int>(std::max<int64_t>(1, std::min(work_items, cap)));
@@ -134,13 +104,12 @@ void launch_flat_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_t 
   const size_t smem = flat_tile_smem_bytes(args, sizeof(T));
   const unsigned int grid = grid_for(args.total_tiles, sm_count);
   if (plan.needs_64bit_index) {
-    launch_kernel(flat_tile_transpose_kernel<T, 1, 1, int64_t, false>, grid, kThreads, smem, stream, in, out, args);
+    launch_kernel<flat_tile_transpose_kernel<T, 1, 1, int64_t, false>>(grid, kThreads, smem, stream, in, out, args);
     return;
   }
   with_side_vectors<kFullVector<T>>(load_v, store_v, [&](auto vin, auto vout) {
-    // Plain loads by rule: no suite case takes this kernel, so no A/B has measured the policy here.
     with_bool(l2_evict_last_loads(false), [&](auto kEvictLast) {
-      launch_kernel(flat_tile_transpose_kernel<T, vin.value, vout.value, int32_t, kEvictLast.value>, grid, kThreads, smem,
+      launch_kernel<flat_tile_transpose_kernel<T, vin.value, vout.value, int32_t, kEvictLast.value>>(grid, kThreads, smem,
                     stream, in, out, args);
     });
   });
@@ -160,9 +129,8 @@ bool launch_box_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_t s
   with_side_vectors<kFullVector<T>, /*kHalfStores=*/true>(load_v, store_v, [&](auto vin, auto vout) {
     with_bool(l2_evict_last_loads(true), [&](auto kEvictLast) {
       auto launch = [&](auto kDenseLoads, auto kPeriodicStores) {
-        launch_kernel(box_tile_transpose_kernel<T, vin.value, vout.value, kEvictLast.value, kDenseLoads.value,
-                                                kPeriodicStores.value>,
-                      grid, kThreads, smem, stream, in, out, args);
+        launch_kernel<box_tile_transpose_kernel<T, vin.value, vout.value, kEvictLast.value, kDenseLoads.value,
+                                                kPeriodicStores.value>>(grid, kThreads, smem, stream, in, out, args);
       };
       auto with_stores = [&](auto kDenseLoads) {
         if constexpr (vout.value > 1) {
@@ -188,9 +156,8 @@ void launch_gather_kernel(const GatherTileArgs& args, dim3 grid, GatherEdgeKind 
   with_bool(args.two_batch_dims, [&](auto kTwoBatchDims) {
     auto launch = [&](auto kEvictLast, auto kFetch256) {
       auto launch_with = [&](auto kEdges) {
-        launch_kernel(gather_tile_transpose_kernel<T, kV, kTile, kTwoBatchDims.value, kEvictLast.value, kFetch256.value,
-                                                   kEdges.value>,
-                      grid, kThreads, smem, stream, in, out, args);
+        launch_kernel<gather_tile_transpose_kernel<T, kV, kTile, kTwoBatchDims.value, kEvictLast.value, kFetch256.value,
+                                                   kEdges.value>>(grid, kThreads, smem, stream, in, out, args);
       };
       if (edges == kNoEdges) return launch_with(std::integral_constant<int, kNoEdges>{});
       if constexpr (sizeof(T) == 1) {  // gather_edges gives scalar edges to 1-byte tiles only
@@ -233,7 +200,6 @@ bool launch_gather_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_
     }
     if constexpr (sizeof(T) == 2) {
       constexpr int kHalfTile = kHalfVectorGatherTile;
-      // Only where a is not whole 16-byte vectors: the plans box tiles took at 0.455 of copy.
       if (!ragged_rows && gather_half_vectors() && FastDims::from_plan(plan).size_a % kV != 0 &&
           make_gather_tile_args<kHalfTile>(plan, in_address, out_address, sizeof(T), args, grid, /*vector_bytes=*/8)) {
         launch_gather_kernel<T, 4, kHalfTile>(args, grid, gather_edges(args, kHalfTile, sizeof(T)), ragged_rows, in, out,
@@ -275,22 +241,20 @@ void launch_interleave(const LayoutPlan& plan, const NarrowArgs& narrow, bool de
         if (packed) {
           const InterleaveArgs args = interleave_args(narrow, dense_in, sizeof(T), true);
           const unsigned int grid = grid_for(ceil_div(args.total_chunks, kInterleaveWarps), sm_count);
-          return launch_kernel(interleave_transpose_kernel<T, c.value, kPlanarIn.value, kEvictLast.value, kDirect.value, true>,
-                               grid, kThreads, 0, stream, in, out, args);
+          return launch_kernel<interleave_transpose_kernel<T, c.value, kPlanarIn.value, kEvictLast.value, kDirect.value, true>>(grid, kThreads, 0, stream, in, out, args);
         }
       }
       if constexpr (lean_interleave_takes(sizeof(T), c.value)) {
         if (lean_fits) {
           return with_bool(lean.two_batch_dims, [&](auto kTwoBatchDims) {
-            launch_kernel(lean_interleave_kernel<T, c.value, kPlanarIn.value, kEvictLast.value, kDirect.value,
-                                                 kTwoBatchDims.value>,
-                          lean_grid, kThreads, 0, stream, in, out, lean);
+            launch_kernel<lean_interleave_kernel<T, c.value, kPlanarIn.value, kEvictLast.value, kDirect.value,
+                                                 kTwoBatchDims.value>>(lean_grid, kThreads, 0, stream, in, out, lean);
           });
         }
       }
       const InterleaveArgs args = interleave_args(narrow, dense_in, sizeof(T), false);
       const unsigned int grid = grid_for(ceil_div(args.total_chunks, kInterleaveWarps), sm_count);
-      launch_kernel(interleave_transpose_kernel<T, c.value, kPlanarIn.value, kEvictLast.value, kDirect.value>, grid,
+      launch_kernel<interleave_transpose_kernel<T, c.value, kPlanarIn.value, kEvictLast.value, kDirect.value>>(grid,
                     kThreads, 0, stream, in, out, args);
     };
     // evict_last loads by interleave_evict_last_rule (interleave_transpose.cuh says why); lean_fits
@@ -332,7 +296,7 @@ inline bool launch_lean_narrow(const LayoutPlan& plan, const NarrowArgs& narrow,
   if (!make_lean_narrow_args(plan, narrow, args, grid)) return false;
   with_bool(dense_in, [&](auto kDenseIn) {
     with_bool(l2_evict_last_loads(true), [&](auto kEvictLast) {
-      launch_kernel(lean_narrow_transpose_kernel<kDenseIn.value, kEvictLast.value>, grid, kLeanNarrowThreads, 0, stream, in,
+      launch_kernel<lean_narrow_transpose_kernel<kDenseIn.value, kEvictLast.value>>(grid, kLeanNarrowThreads, 0, stream, in,
                     out, args);
     });
   });
@@ -345,7 +309,6 @@ template <typename T>
 bool launch_narrow_words(const NarrowArgs& narrow, bool dense_in, const T* in, T* out, cudaStream_t stream) {
   dim3 grid;
   if (!make_narrow_word_grid(narrow, sizeof(T), grid)) return false;
-  // evict_last loads by rule: plain ones lost 0.01-0.03 on every case (v56 A/B).
   const bool evict_last = l2_evict_last_loads(true), fetch_256 = evict_last && narrow_word_fetch_256(dense_in);
   const int threads = narrow_word_threads(narrow.n);
   const size_t smem = narrow_word_smem_bytes(narrow.n);
@@ -356,10 +319,12 @@ bool launch_narrow_words(const NarrowArgs& narrow, bool dense_in, const T* in, T
   };
   with_bool(dense_in, [&](auto kDenseIn) {
     with_lines([&](auto kLines) {
-      auto launch = [&](auto kernel) { launch_kernel(kernel, grid, threads, smem, stream, in, out, narrow); };
-      if (!evict_last) return launch(narrow_word_transpose_kernel<T, kDenseIn.value, false, false, kLines.value>);
+      if (!evict_last)
+        return launch_kernel<narrow_word_transpose_kernel<T, kDenseIn.value, false, false, kLines.value>>(
+            grid, threads, smem, stream, in, out, narrow);
       with_bool(fetch_256, [&](auto kFetch256) {
-        launch(narrow_word_transpose_kernel<T, kDenseIn.value, true, kFetch256.value, kLines.value>);
+        launch_kernel<narrow_word_transpose_kernel<T, kDenseIn.value, true, kFetch256.value, kLines.value>>(
+            grid, threads, smem, stream, in, out, narrow);
       });
     });
   });
@@ -409,10 +374,8 @@ void launch_narrow_or_flat(const LayoutPlan& plan, const T* in, T* out, cudaStre
     if (wants_narrow_block(args, dense_in)) {
       const unsigned int grid = grid_for(args.total_tiles, sm_count);
       with_bool(dense_in, [&](auto kDenseIn) {
-        // Plain loads by rule: lean narrow tiles took every suite case, so no A/B has measured
-        // the policy here.
         with_bool(l2_evict_last_loads(false), [&](auto kEvictLast) {
-          launch_kernel(narrow_block_transpose_kernel<kDenseIn.value, kEvictLast.value>, grid, kThreads, 0, stream, in, out,
+          launch_kernel<narrow_block_transpose_kernel<kDenseIn.value, kEvictLast.value>>(grid, kThreads, 0, stream, in, out,
                         args);
         });
       });
@@ -423,11 +386,12 @@ void launch_narrow_or_flat(const LayoutPlan& plan, const T* in, T* out, cudaStre
   const unsigned int grid = grid_for(ceil_div(args.total_tiles, kNarrowWarps / parts), sm_count);
   const size_t smem = narrow_smem_bytes<T>(args, parts);
   with_bool(dense_in, [&](auto kDenseIn) {
-    // Plain loads by rule: level in the v31 A/B (fp32 1000000x7 1.113-1.118 either way).
     with_bool(l2_evict_last_loads(false), [&](auto kEvictLast) {
-      auto launch = [&](auto kernel) { launch_kernel(kernel, grid, kNarrowWarps * 32, smem, stream, in, out, args); };
-      parts == 2 ? launch(narrow_transpose_kernel<T, kDenseIn.value, 2, kEvictLast.value>)
-                 : launch(narrow_transpose_kernel<T, kDenseIn.value, 1, kEvictLast.value>);
+      if (parts == 2)
+        return launch_kernel<narrow_transpose_kernel<T, kDenseIn.value, 2, kEvictLast.value>>(
+            grid, kNarrowWarps * 32, smem, stream, in, out, args);
+      launch_kernel<narrow_transpose_kernel<T, kDenseIn.value, 1, kEvictLast.value>>(grid, kNarrowWarps * 32, smem, stream,
+                                                                                    in, out, args);
     });
   });
 }
@@ -478,8 +442,7 @@ bool launch_window_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_
       with_bool(shifted, [&](auto kShifted) {
         with_bool(lean.two_batch_dims, [&](auto kTwoBatchDims) {
           with_bool(l2_evict_last_loads(true), [&](auto kEvictLast) {
-            launch_kernel(lean_window_tile_transpose_kernel<T, kShifted.value, kTwoBatchDims.value, kEvictLast.value>,
-                          lean_grid, kThreads, 0, stream, in, out, lean);
+            launch_kernel<lean_window_tile_transpose_kernel<T, kShifted.value, kTwoBatchDims.value, kEvictLast.value>>(lean_grid, kThreads, 0, stream, in, out, lean);
           });
         });
       });
@@ -488,7 +451,7 @@ bool launch_window_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_
     const SquareTileArgs args = SquareTileArgs::make(plan, Shape::kTile, extra_b);
     const unsigned int grid = grid_for(args.order.total, sm_count);
     with_bool(shifted, [&](auto kShifted) {
-      launch_kernel(window_tile_transpose_kernel<T, kShifted.value, int32_t>, grid, kThreads, 0, stream, in, out, args);
+      launch_kernel<window_tile_transpose_kernel<T, kShifted.value, int32_t>>(grid, kThreads, 0, stream, in, out, args);
     });
     return true;
   }
@@ -525,9 +488,8 @@ bool launch_realign_window_tile(const LayoutPlan& plan, int vector, const T* in,
     with_realign_loads(realign_load_policy(sizeof(T), shifted, aligned_input), [&](auto kLoadPolicy) {
       with_bool(small_tiles, [&](auto kSmallTiles) {
         constexpr int kTileA = kSmallTiles.value ? kSmallRealignTileA : kRealignTileA;
-        launch_kernel(realign_window_tile_transpose_kernel<T, kShifted.value, int32_t, kByteQuads.value, kAlignedInput.value,
-                                                           kLoadPolicy.value, kTileA>,
-                      grid, kThreads, 0, stream, in, out, args);
+        launch_kernel<realign_window_tile_transpose_kernel<T, kShifted.value, int32_t, kByteQuads.value, kAlignedInput.value,
+                                                           kLoadPolicy.value, kTileA>>(grid, kThreads, 0, stream, in, out, args);
       });
     });
   });
@@ -541,6 +503,7 @@ class PerDeviceAnswer {
  public:
   template <typename Check>
   bool get(Check&& check) {
+    if (active_launch_recorder != nullptr) return true;  // a dry run describes a device that says yes
     int device = 0;
     cudaGetDevice(&device);
     const uint64_t bit = uint64_t{1} << (device & 63);
@@ -573,7 +536,7 @@ bool launch_wide_byte_tiles(const LayoutPlan& plan, const T* in, T* out, cudaStr
       }))
     return false;
   const SquareTileArgs args = SquareTileArgs::make(plan, kTile);
-  launch_kernel(tile_transpose_kernel<T, kV, int32_t, kTile>, grid_for(args.order.total, sm_count), kThreads, smem, stream,
+  launch_kernel<tile_transpose_kernel<T, kV, int32_t, kTile>>(grid_for(args.order.total, sm_count), kThreads, smem, stream,
                 in, out, args);
   return true;
 }
@@ -581,8 +544,21 @@ bool launch_wide_byte_tiles(const LayoutPlan& plan, const T* in, T* out, cudaStr
 // Whether the current device runs the TMA tile kernel: compute capability 9.0 or newer, the
 // kernel compiled for 9.0 or newer (built for an older architecture its body traps), and its
 // shared memory above 48 KB opted in. Asked once per device and pipeline.
+// Whether the build holds sm_90 code (nvcc lists the architectures it compiles for).
+#if defined(__CUDA_ARCH_LIST__)
+constexpr bool built_for_sm90(std::initializer_list<int> archs) {
+  for (int arch : archs)
+    if (arch >= 900) return true;
+  return false;
+}
+constexpr bool kBuiltForSm90 = built_for_sm90({__CUDA_ARCH_LIST__});
+#else
+constexpr bool kBuiltForSm90 = true;
+#endif
+
 template <typename Pipe, bool kEvictLast>
 bool tma_tile_kernel_ready() {
+  if (const LaunchRecorder* recorder = active_launch_recorder) return recorder->device.capability_major >= 9 && kBuiltForSm90;
   static PerDeviceAnswer ready;
   return ready.get([](int device) {
     int major = 0;
@@ -602,7 +578,7 @@ bool launch_tma_pipeline(const LayoutPlan& plan, const void* in, void* out, cuda
   TmaTileArgs args;
   if (!make_tma_byte_tile_args(plan, in, out, /*wide_fills=*/!Pipe::kPersistent, in_map, out_map, args)) return false;
   const int64_t blocks = Pipe::kPersistent ? int64_t{Pipe::kBlocks} * std::max(sm_count, 1) : args.order.total;
-  launch_kernel(tma_byte_tile_transpose_kernel<Pipe, kEvictLast>, static_cast<unsigned int>(std::min(args.order.total, blocks)),
+  launch_kernel<tma_byte_tile_transpose_kernel<Pipe, kEvictLast>>(static_cast<unsigned int>(std::min(args.order.total, blocks)),
                 kThreads, Pipe::kSmemBytes, stream, in_map, out_map, args);
   return true;
 }
@@ -612,8 +588,6 @@ bool launch_tma_pipeline(const LayoutPlan& plan, const void* in, void* out, cuda
 template <typename T>
 bool launch_tma_byte_tiles(const LayoutPlan& plan, const T* in, T* out, cudaStream_t stream, int sm_count) {
   if (!decide(tma_tile_override(), true)) return false;
-  // evict_last loads in both pipelines; the persistent one (v31 A/B): int8 4096x4096 0.973-1.003
-  // -> 1.091 of copy.
   const bool persistent = wants_tma_persistent(plan.numel);
   bool launched = false;
   with_bool(l2_evict_last_loads(true), [&](auto kEvictLast) {
@@ -633,15 +607,8 @@ bool launch_lean_tile(const LayoutPlan& plan, const T* in, T* out, cudaStream_t 
     return false;
   const size_t smem = lean_tile_smem_bytes(kTile * kTile * sizeof(T));
   with_bool(args.two_batch_dims, [&](auto kTwoBatchDims) {
-    // 2-byte tiles of one matrix lost with evict_last loads (load_global says so), but batched
-    // ones gained. H200, same-call A/B by GPU time, three rounds, plain -> evict_last (bench/NOTES.md
-    // v46): bf16 K transposed 8x32x4096x128 0.964 -> 0.996, Mamba 16x4096x2048 0.977 -> 0.992,
-    // 64x8192x128 0.962 -> 0.984, 32x2048x2048 0.981 -> 0.995, fp16 16x16384x256 0.971-0.981 ->
-    // 0.983-0.987, 64x128x8192 and 16x4096x512 level; one matrix: Llama-2's MLP weight 11008x4096
-    // 0.965-0.969 -> 0.957-0.959, 4096x14336 0.963-0.970 -> 0.959-0.967, 8192x8192 0.966-0.968 ->
-    // 0.961-0.966.
     with_bool(l2_evict_last_loads(sizeof(T) != 2 || plan.batch_rank() > 0), [&](auto kEvictLast) {
-      launch_kernel(lean_tile_transpose_kernel<T, V, kTile, kTwoBatchDims.value, kEvictLast.value>, grid, kThreads, smem,
+      launch_kernel<lean_tile_transpose_kernel<T, V, kTile, kTwoBatchDims.value, kEvictLast.value>>(grid, kThreads, smem,
                     stream, in, out, args);
     });
   });
@@ -675,8 +642,7 @@ bool launch_span_tiles(const LayoutPlan& plan, const FastDims& f, const T* in, T
       if (whole_lines) args.rotation_step = span_tile_rotation_step(sizeof(T), size_a, lines);
       with_bool(l2_evict_last_loads(true), [&](auto kEvictLast) {
         with_bool(whole_lines, [&](auto kWholeLines) {
-          launch_kernel(span_tile_transpose_kernel<T, kLines.value, kEvictLast.value, kWholeLines.value>,
-                        grid_for(args.order.total, sm_count), kThreads, span_tile_smem_bytes(size_a, lines), stream, in,
+          launch_kernel<span_tile_transpose_kernel<T, kLines.value, kEvictLast.value, kWholeLines.value>>(grid_for(args.order.total, sm_count), kThreads, span_tile_smem_bytes(size_a, lines), stream, in,
                         out, args);
         });
       });
@@ -694,7 +660,7 @@ void launch_item_tiles(const LayoutPlan& plan, const FastDims& f, int parts_per_
       make_item_tile_args(plan, f, parts_per_tile, sizeof(T), reinterpret_cast<uintptr_t>(in), aligned_input);
   with_bool(l2_evict_last_loads(true), [&](auto kEvictLast) {
     with_bool(args.parts_per_item > 1, [&](auto kParts) {
-      launch_kernel(item_tile_transpose_kernel<T, kEvictLast.value, kParts.value>, grid_for(args.order.total, sm_count),
+      launch_kernel<item_tile_transpose_kernel<T, kEvictLast.value, kParts.value>>(grid_for(args.order.total, sm_count),
                     kThreads, item_tile_smem_bytes(args), stream, in, out, args);
     });
   });
@@ -729,14 +695,14 @@ bool launch_output_span_tiles(const LayoutPlan& plan, const FastDims& f, const T
       const size_t smem = output_span_tile_smem_bytes(f.size_b, lines, aligned_input);
       with_bool(l2_evict_last_loads(true), [&](auto kEvictLast) {
         if (aligned_input) {
-          launch_kernel(output_span_tile_transpose_kernel<T, kLines.value, kEvictLast.value>, grid, kThreads, smem, stream,
+          launch_kernel<output_span_tile_transpose_kernel<T, kLines.value, kEvictLast.value>>(grid, kThreads, smem, stream,
                         in, out, args);
           return;
         }
         RealignedOutputSpanTileArgs realigned;
         static_cast<OutputSpanTileArgs&>(realigned) = args;
         input_byte_span(plan, reinterpret_cast<uintptr_t>(in), realigned.in_lo, realigned.in_hi);
-        launch_kernel(realigned_output_span_tile_transpose_kernel<T, kLines.value, kEvictLast.value>, grid, kThreads, smem,
+        launch_kernel<realigned_output_span_tile_transpose_kernel<T, kLines.value, kEvictLast.value>>(grid, kThreads, smem,
                       stream, in, out, realigned);
       });
     });
@@ -748,7 +714,7 @@ template <typename T, int V>
 void launch_transpose(const LayoutPlan& plan, const T* in, T* out, cudaStream_t stream, int sm_count) {
   if (wants_direct_transpose(plan)) {
     const DirectArgs args = make_direct_args(plan);
-    launch_kernel(direct_transpose_kernel<T>, static_cast<unsigned int>(ceil_div(args.total, kThreads)), kThreads, 0,
+    launch_kernel<direct_transpose_kernel<T>>(static_cast<unsigned int>(ceil_div(args.total, kThreads)), kThreads, 0,
                   stream, in, out, args);
     return;
   }
@@ -780,10 +746,8 @@ void launch_transpose(const LayoutPlan& plan, const T* in, T* out, cudaStream_t 
     if (!plan.needs_64bit_index && wants_small_tiles(square_tile_count(plan, kTile), sm_count)) {
       constexpr int kSmall = SmallTileShape<sizeof(T)>::kTile;
       const SquareTileArgs small = SquareTileArgs::make(plan, kSmall);
-      // Plain loads by rule: level in the v31 A/B (fp32 512x512 0.717-0.750 -> 0.737-0.738).
       with_bool(l2_evict_last_loads(false), [&](auto kEvictLast) {
-        launch_kernel(tile_transpose_kernel<T, V, int32_t, kSmall, false, kEvictLast.value>,
-                      grid_for(small.order.total, sm_count), kThreads, 0, stream, in, out, small);
+        launch_kernel<tile_transpose_kernel<T, V, int32_t, kSmall, false, kEvictLast.value>>(grid_for(small.order.total, sm_count), kThreads, 0, stream, in, out, small);
       });
       return;
     }
@@ -791,9 +755,8 @@ void launch_transpose(const LayoutPlan& plan, const T* in, T* out, cudaStream_t 
   if constexpr (V > 1 && V == kFullVector<T>) {
     if (wants_compact_tiles<T>(plan)) {
       const SquareTileArgs compact = SquareTileArgs::make(plan, CompactTileShape<sizeof(T)>::kTile);
-      // evict_last loads: bf16 8256x8256 0.933-0.935 -> 0.953-0.956 of copy (v31 A/B).
       with_bool(l2_evict_last_loads(true), [&](auto kEvictLast) {
-        launch_kernel(compact_tile_transpose_kernel<T, V, kEvictLast.value>, grid_for(compact.order.total, sm_count),
+        launch_kernel<compact_tile_transpose_kernel<T, V, kEvictLast.value>>(grid_for(compact.order.total, sm_count),
                       kCompactThreads, 0, stream, in, out, compact);
       });
       return;
@@ -805,36 +768,30 @@ void launch_transpose(const LayoutPlan& plan, const T* in, T* out, cudaStream_t 
   SquareTileArgs args = SquareTileArgs::make(plan, kTile);
   const unsigned int grid = grid_for(args.order.total, sm_count);
   if (plan.needs_64bit_index) {
-    launch_kernel(tile_transpose_kernel<T, 1, int64_t>, grid, kThreads, 0, stream, in, out, args);
+    launch_kernel<tile_transpose_kernel<T, 1, int64_t>>(grid, kThreads, 0, stream, in, out, args);
     return;
   }
   if constexpr (V == kFullVector<T>) {
     args.streams = TileStreams::make(args.order.total, tile_stream_shift(args.order.total, sizeof(T)));
     if (args.streams.shift != 0) {
       with_bool(l2_evict_last_loads(true), [&](auto kEvictLast) {
-        launch_kernel(tile_transpose_kernel<T, V, int32_t, kTile, true, kEvictLast.value>,
-                      grid_for(args.streams.slots, sm_count), kThreads, 0, stream, in, out, args);
+        launch_kernel<tile_transpose_kernel<T, V, int32_t, kTile, true, kEvictLast.value>>(grid_for(args.streams.slots, sm_count), kThreads, 0, stream, in, out, args);
       });
       return;
     }
   }
-  // Edge plans (and V below 16 bytes). evict_last loads reach the vector tiles only; v31 A/B:
-  // bf16 8200x8200 0.930-0.933 -> 0.956-0.961 of copy, but fp32 8200x8200 0.954 -> 0.946, so
-  // only 2-byte tiles take them (the reverse of lean tiles' verdict). 2-byte tiles of 8-byte
-  // vectors may take 4 blocks per SM (wants_four_block_half_vector_tiles); only they are
-  // instantiated with that bound.
   constexpr bool kHalfVectors = sizeof(T) == 2 && V == kFullVector<T> / 2;
   const bool four_blocks =
       kHalfVectors && wants_four_block_half_vector_tiles(plan, reinterpret_cast<uintptr_t>(in), reinterpret_cast<uintptr_t>(out));
   with_bool(V > 1 && l2_evict_last_loads(sizeof(T) == 2), [&](auto kEvictLast) {
     if constexpr (kHalfVectors) {
       if (four_blocks) {
-        launch_kernel(tile_transpose_kernel<T, V, int32_t, kTile, false, kEvictLast.value, kHalfVectorTileBlocksPerSm>, grid,
+        launch_kernel<tile_transpose_kernel<T, V, int32_t, kTile, false, kEvictLast.value, kHalfVectorTileBlocksPerSm>>(grid,
                       kThreads, 0, stream, in, out, args);
         return;
       }
     }
-    launch_kernel(tile_transpose_kernel<T, V, int32_t, kTile, false, kEvictLast.value>, grid, kThreads, 0, stream, in, out,
+    launch_kernel<tile_transpose_kernel<T, V, int32_t, kTile, false, kEvictLast.value>>(grid, kThreads, 0, stream, in, out,
                   args);
   });
 }
@@ -847,7 +804,7 @@ bool launch_lean_rows(const LayoutPlan& plan, const CopyArgs& copy, const T* in,
   dim3 grid;
   if (!make_lean_row_args(plan, copy, V, args, grid)) return false;
   with_bool(l2_evict_last_loads(true), [&](auto kEvictLast) {
-    launch_kernel(lean_row_copy_kernel<T, V, kEvictLast.value>, grid, kThreads, 0, stream, in, out, args);
+    launch_kernel<lean_row_copy_kernel<T, V, kEvictLast.value>>(grid, kThreads, 0, stream, in, out, args);
   });
   return true;
 }
@@ -869,7 +826,7 @@ void launch_copy(const LayoutPlan& plan, const T* in, T* out, cudaStream_t strea
     }
     VectorRowArgs vector_rows;
     if (!plan.needs_64bit_index && make_vector_row_args<T>(args, V, kFullVectors, sm_count, vector_rows)) {
-      launch_kernel(row_vector_copy_kernel<T, V>, static_cast<unsigned int>(ceil_div(vector_rows.total_vectors, kThreads)),
+      launch_kernel<row_vector_copy_kernel<T, V>>(static_cast<unsigned int>(ceil_div(vector_rows.total_vectors, kThreads)),
                     kThreads, 0, stream, in, out, vector_rows);
       return;
     }
@@ -881,7 +838,7 @@ void launch_copy(const LayoutPlan& plan, const T* in, T* out, cudaStream_t strea
     const unsigned int grid = grid_for(args.total_groups, sm_count);
     const BatchIndexer& batch = args.batch.plain;
     if (plan.needs_64bit_index) {
-      launch_kernel(row_group_copy_kernel<T, 1, int64_t, CopyArgs>, grid, kThreads, 0, stream, in, out, args);
+      launch_kernel<row_group_copy_kernel<T, 1, int64_t, CopyArgs>>(grid, kThreads, 0, stream, in, out, args);
     } else if (row_runs_enabled() && batch.rank > 0 && batch.sizes[batch.rank - 1] % rows_per_group == 0) {
       CopyRunArgs runs;
       static_cast<CopyShape&>(runs) = args;
@@ -889,20 +846,16 @@ void launch_copy(const LayoutPlan& plan, const T* in, T* out, cudaStream_t strea
       runs.inner_in_sb = batch.in_strides[batch.rank - 1];
       runs.inner_out_sb = batch.out_strides[batch.rank - 1];
       runs.batch = args.batch;
-      launch_kernel(row_group_copy_kernel<T, V, int32_t, CopyRunArgs>, grid, kThreads, 0, stream, in, out, runs);
+      launch_kernel<row_group_copy_kernel<T, V, int32_t, CopyRunArgs>>(grid, kThreads, 0, stream, in, out, runs);
     } else {
-      launch_kernel(row_group_copy_kernel<T, V, int32_t, CopyArgs>, grid, kThreads, 0, stream, in, out, args);
+      launch_kernel<row_group_copy_kernel<T, V, int32_t, CopyArgs>>(grid, kThreads, 0, stream, in, out, args);
     }
     return;
   }
-  // Rows of more vectors than a block has threads, up to one chunk: one vector per thread, each
-  // thread finding its row by division (row_vector_copy), where the chunk copy would give a
-  // block's threads one or two vectors of one row each (bf16 video NCTHW->NTCHW, 392 vectors a
-  // row: 0.78 of copy on the chunk copy, bench/NOTES.md v43).
   if (vectors_per_row <= int64_t{kThreads} * kCopyUnroll && args.rows > 1 && medium_rows_enabled()) {
     VectorRowArgs vector_rows;
     if (kFullVectors && !plan.needs_64bit_index && make_vector_row_args<T>(args, V, true, sm_count, vector_rows)) {
-      launch_kernel(row_vector_copy_kernel<T, V>, static_cast<unsigned int>(ceil_div(vector_rows.total_vectors, kThreads)),
+      launch_kernel<row_vector_copy_kernel<T, V>>(static_cast<unsigned int>(ceil_div(vector_rows.total_vectors, kThreads)),
                     kThreads, 0, stream, in, out, vector_rows);
       return;
     }
@@ -911,9 +864,9 @@ void launch_copy(const LayoutPlan& plan, const T* in, T* out, cudaStream_t strea
   args.total_chunks = args.rows * args.chunks_per_row;
   const unsigned int grid = grid_for(args.total_chunks, sm_count);
   if (plan.needs_64bit_index) {
-    launch_kernel(row_chunk_copy_kernel<T, 1, int64_t>, grid, kThreads, 0, stream, in, out, args);
+    launch_kernel<row_chunk_copy_kernel<T, 1, int64_t>>(grid, kThreads, 0, stream, in, out, args);
   } else {
-    launch_kernel(row_chunk_copy_kernel<T, V, int32_t>, grid, kThreads, 0, stream, in, out, args);
+    launch_kernel<row_chunk_copy_kernel<T, V, int32_t>>(grid, kThreads, 0, stream, in, out, args);
   }
 }
 
@@ -937,10 +890,11 @@ void launch_with_vector(const LayoutPlan& plan, const void* in, void* out, cudaS
 int run_layout_plan_cuda(const LayoutPlan& plan, const void* in, void* out, void* stream_ptr, int sm_count) {
   if (plan.kind == PlanKind::Empty) return 0;
   cudaStream_t stream = static_cast<cudaStream_t>(stream_ptr);
-  // The runtime's device-to-device copy is the ceiling the benchmark measures against (it is
-  // what dst.copy_(src) calls for dense tensors); row_chunk_copy reached 0.97 of it on the
-  // already column-major input of a transpose.
   if (is_dense_copy(plan) && driver_copy_enabled()) {
+    if (LaunchRecorder* recorder = active_launch_recorder) {
+      recorder->launches.push_back(LaunchRecord{"device_copy", {1, 1, 1}, 0, 0});
+      return 0;
+    }
     return static_cast<int>(cudaMemcpyAsync(out, in, static_cast<size_t>(plan.numel) * plan.element_bytes,
                                             cudaMemcpyDeviceToDevice, stream));
   }
@@ -952,7 +906,17 @@ int run_layout_plan_cuda(const LayoutPlan& plan, const void* in, void* out, void
     case 16: launch_with_vector<16, 1>(plan, in, out, stream, sm_count); break;
     default: return static_cast<int>(cudaErrorInvalidValue);
   }
+  if (active_launch_recorder != nullptr) return 0;
   return static_cast<int>(cudaGetLastError());
+}
+
+std::vector<LaunchRecord> dry_run_layout_plan_cuda(const LayoutPlan& plan, const void* in, const void* out,
+                                                   const DeviceDescription& device) {
+  LaunchRecorder recorder;
+  recorder.device = device;
+  RecordLaunches recording(recorder);
+  run_layout_plan_cuda(plan, in, const_cast<void*>(out), nullptr, device.sm_count);
+  return std::move(recorder.launches);
 }
 
 }  // namespace torch_transpose

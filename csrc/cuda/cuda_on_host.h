@@ -1,6 +1,6 @@
 // Runs this library's CUDA kernels on the CPU, for tests only (tests/cpp/test_kernels_on_host.cpp).
 //
-// Compiled with TORCH_TRANSPOSE_CUDA_ON_HOST, the .cuh kernels build as plain C++: each block
+// Compiled with TT_CUDA_ON_HOST, the .cuh kernels build as plain C++: each block
 // runs as one fiber per CUDA thread (host_fibers.h), all on the calling thread, meeting at a
 // barrier for every __syncthreads(), blocks one after another. Index math, masks, vector paths
 // and tile shapes then get checked on machines without a GPU (CI), on every problem the plan
@@ -170,23 +170,12 @@ inline T __shfl_sync(unsigned /*mask*/, T value, int src_lane, int /*width*/ = 3
   return result;
 }
 
-#if defined(TORCH_TRANSPOSE_HOST_DRY_LAUNCH)
-// Probes of the host path only (scripts/plan_cost_probe.cpp): launches are counted, not run.
-namespace host_emulation {
-inline long long dry_launches = 0;
-}
-#endif
-
 namespace torch_transpose {
 
 // A 3-D grid: blocks in launch order, x fastest, then y, then z.
 template <typename... KernelArgs, typename... Args>
-void launch_kernel(void (*kernel)(KernelArgs...), dim3 grid, int threads, size_t /*smem*/, cudaStream_t /*stream*/,
-                   Args&&... args) {
-#if defined(TORCH_TRANSPOSE_HOST_DRY_LAUNCH)
-  ++::host_emulation::dry_launches;
-  return;
-#endif
+void launch_kernel_at(void (*kernel)(KernelArgs...), dim3 grid, int threads, size_t /*smem*/, cudaStream_t /*stream*/,
+                      Args&&... args) {
   host_emulation::BlockBarrier barrier(threads);
   host_emulation::current_barrier = &barrier;
   gridDim = grid;
@@ -206,14 +195,6 @@ void launch_kernel(void (*kernel)(KernelArgs...), dim3 grid, int threads, size_t
   host_emulation::fiber_block().run(
       threads, [](void* body, int t) { (*static_cast<Body*>(body))(t); }, &thread_body);
   host_emulation::current_barrier = nullptr;
-}
-
-// The <<<grid, threads, smem, stream>>> launch, emulated: `threads` fibers, each running every
-// block in turn, meeting at the barrier between blocks.
-template <typename... KernelArgs, typename... Args>
-void launch_kernel(void (*kernel)(KernelArgs...), unsigned int grid, int threads, size_t /*smem*/,
-                   cudaStream_t /*stream*/, Args&&... args) {
-  launch_kernel(kernel, dim3{grid, 1, 1}, threads, 0, nullptr, std::forward<Args>(args)...);
 }
 
 }  // namespace torch_transpose

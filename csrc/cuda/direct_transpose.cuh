@@ -1,15 +1,9 @@
 // Transposes of a few thousand elements (64 x 64, 8 x 64 x 64), where a call costs the kernel's
 // latency, not bandwidth: one thread per output element, read straight from the input, with no
-// shared memory and no barrier. Consecutive threads take consecutive positions along the
-// output's fast dim (b), so stores coalesce and loads gather, as PyTorch's own strided copy
-// does; at these sizes the data sits in L2 and the gather costs less than a tile's shared-memory
-// round trip and barrier. H200, 2026-11-30, same-build A/B over three rounds (20 calls per CUDA
-// graph, bench/results/h200-ab-session10.md): fp32 64x64 22 -> 27 GB/s (eager 24-25), so 1.13x
-// eager's time per call -> 0.92x; 8x64x64 137 -> 155 GB/s (eager 158-160), 1.16x -> 1.03x. GPU
-// time per call by CUDA events outside graphs: 64x64 4.38 -> 4.19 us, 8x64x64 4.56 -> 4.51.
+// shared memory and no barrier.
 #pragma once
 
-#include "../env_switch.h"
+#include "../kernel_switches.h"
 #include "cuda_common.cuh"
 
 namespace torch_transpose {
@@ -18,10 +12,8 @@ namespace torch_transpose {
 // 256 x 256 keeps the tiles).
 constexpr int64_t kDirectMaxElements = 32768;
 
-// TORCH_TRANSPOSE_DIRECT=0 keeps small problems on the tile kernels (read once; for A/B timing
-// runs and for tests of the tile kernels on small problems).
 inline bool direct_transpose_enabled() {
-  static const bool enabled = !env_switched_off("TORCH_TRANSPOSE_DIRECT");
+  const bool enabled = !switch_off("direct");
   return enabled;
 }
 

@@ -1,29 +1,16 @@
-// Transpose for plans with a narrow fast dim (fewer than 32 elements: C = 3 in NCHW -> NHWC,
-// 4194304 x 16, batches of 8 x 8 matrices). A square tile would idle most of its lanes, so the
-// tile spans the whole narrow dim and as much of the other as fits, plus several batch items
-// when both fast dims are narrow.
-//
-// Each side (load: input order, a fastest; store: output order, b fastest) walks the tile as
-// contiguous runs: one run per line of the side's fast dim ("line" mode), or one run per batch
-// item when the tile is dense on that side ("dense" mode: the narrow dim whole and packed, as
-// the 16 in 4194304 x 16 or the 3 in NHWC). Runs move in V-element vectors (16 bytes) where
-// the side's alignment allows it, element by element otherwise, and a vector cut by the end of
-// the tile moves element by element. Shared memory holds the tile as tile[(g*tile_b + b)*pitch
-// + a] with an odd pitch; its accesses are scalar (a shared-memory bank conflict costs far less
-// here than the global traffic, which is what the vectors save).
 #pragma once
 
 #include <algorithm>
 
-#include "../env_switch.h"
+#include "../kernel_switches.h"
 #include "cuda_common.cuh"
 
 namespace torch_transpose {
 
 // Bytes of tile per block (the batch item offsets come on top). 16 KB by default;
-// TORCH_TRANSPOSE_FLAT_TILE_BYTES (4096 to 40960) overrides it, read once, for tuning runs.
+// flat_tile_bytes (4096 to 40960) overrides it, read once, for tuning runs.
 inline int64_t flat_tile_bytes() {
-  static const int64_t bytes = env_int_in_range("TORCH_TRANSPOSE_FLAT_TILE_BYTES", 4096, 40960, 16384);
+  const int64_t bytes = switch_int_in_range("flat_tile_bytes", 4096, 40960, 16384);
   return bytes;
 }
 constexpr int kFlatMaxGroup = 256;  // batch items per tile (their offsets live in shared memory)
@@ -83,9 +70,6 @@ __device__ __forceinline__ VectorSpot locate_vector(const FlatSide& side, uint32
 }
 
 // Calls f(j, outer, inner) for each element j of a vector that lies inside the tile's share.
-// Whole vectors take branch-free walks (this kernel is bound by instruction issue, ncu
-// 2026-11-29: SM 77% busy at 56% of DRAM bandwidth): within one line in line mode, wrapping
-// from line to line in dense mode.
 template <int V, typename F>
 __device__ __forceinline__ void for_each_element(const FlatSide& side, const VectorSpot& spot, int inner_here,
                                                  int outer_here, F&& f) {
@@ -116,8 +100,6 @@ __device__ __forceinline__ void for_each_element(const FlatSide& side, const Vec
   }
 }
 
-// Global -> shared, in input order (outer = b, inner = a). Loads are issued kInFlight vectors
-// at a time before any shared store, so their latencies overlap.
 template <typename T, int V, typename Index, bool kEvictLast>
 __device__ __forceinline__ void flat_tile_load(const FlatTileArgs& args, const T* __restrict__ in,
                                                const int64_t* group_offsets, T* tile, int groups_here, int a_here,
@@ -152,7 +134,6 @@ __device__ __forceinline__ void flat_tile_load(const FlatTileArgs& args, const T
   }
 }
 
-// Shared -> global, in output order (outer = a, inner = b). Stores need no batching.
 template <typename T, int V, typename Index>
 __device__ __forceinline__ void flat_tile_store(const FlatTileArgs& args, T* __restrict__ out,
                                                 const int64_t* group_offsets, const T* tile, int groups_here,

@@ -4,21 +4,10 @@
 // of kTile elements, as a lean square tile does; the input row of each q (a's elements, unit
 // stride) is found by dividing q into the run's dims.
 //
-// Why: the 5-D permute (4,2,0,3,1) of 20x30x40x50x60 has a = 60 and b = 30. Box tiles
-// (box_tile_transpose.cuh) take b whole with a chunk of the dim of 50, so each tile writes 60
-// output runs of 240 bytes, half of them starting inside a 32-byte sector that the next tile
-// finishes; they run at 0.86 of copy, where lean tiles on (2, 1, 0), whose 64 output rows of 256
-// bytes lie as far apart, run at 0.945 (bench/NOTES.md v34: the box kernel also issues 4.7 times
-// their instructions per byte). Here the output's run is all of (i2, i0, i3, i1), 1.2 M elements,
-// so a tile writes 60 rows of 256 aligned bytes and reads 64 rows of 240 bytes (a whole), with the
-// lean tile's instruction stream plus one division per run dim for each row a thread loads.
-// The same holds where b is 32 or more but its rows are not whole tiles (wants_gather_rows): the
-// 4-D reversal of 63x64x64x256 writes rows of 63 floats, which window tiles shift to the sector
-// grid row by row; a gather tile writes 64 aligned elements of the run (63 of one row and one of
-// the next) whatever b.
+// Why: the 5-D permute (4,2,0,3,1) of 20x30x40x50x60 has a = 60 and b = 30.
 #pragma once
 
-#include "../env_switch.h"
+#include "../kernel_switches.h"
 #include "cuda_common.cuh"
 #include "lean_batch.cuh"
 #include "lean_tile_transpose.cuh"  // lean_tile_smem_bytes: the same 4 blocks per SM
@@ -26,10 +15,10 @@
 
 namespace torch_transpose {
 
-// TORCH_TRANSPOSE_GATHER_TILE: 0 = never (box or flat tiles take these plans), 1 = whenever the
+// gather_tile: 0 = never (box or flat tiles take these plans), 1 = whenever the
 // plan fits, unset = the rule in make_gather_tile_args.
 inline Override gather_tile_override() {
-  static const Override setting = env_override("TORCH_TRANSPOSE_GATHER_TILE");
+  const Override setting = switch_override("gather_tile");
   return setting;
 }
 
@@ -69,31 +58,9 @@ struct GatherTileArgs {
 // Plans whose fast dims are both 32 or more and whose output run continues b into other dims
 // take gather tiles where their output rows are not whole tiles (1-byte plans: below): rows that
 // are not whole 16-byte vectors (window tiles shift each row's window to the sector grid) or
-// that end inside a tile (square tiles idle its last part). A gather tile writes whole tile rows
-// of the run whatever b. H200, same call, two rounds, ours / copy by GPU time, before -> gather
-// tiles (bench/NOTES.md v58): the 4-D reversal of 63x64x64x256 fp32 0.689 -> 0.940, bf16 0.413 ->
-// 0.921, fp64 0.860 -> 0.942; fp16 (2, 1, 0) of 50x512x1024 0.352 -> 0.941; whole-vector rows:
-// the reversal of 40x64x64x256 fp32 0.823 -> 0.951, bf16 0.63 -> 0.93, fp64 0.555 -> 0.94,
-// (2, 1, 0) of 96x256x1024 fp32 0.89 -> 0.975, bf16 0.90 -> 0.94.
-// 1-byte gather tiles with an edge path run at 0.55-0.64 of copy whatever the layout: that path
-// takes 72 registers (3 blocks per SM; 32 without it). Where a and the run are whole tiles they
-// run without it (gather_whole_tiles) and reach 0.86-0.93, and where few tiles are edge tiles
-// those go element by element (gather_edges, 37 registers); so 1-byte plans take them there for
-// any rows that are not whole tiles, and with masked-vector edges only for rows shorter than a
-// tile that are not whole vectors, where realign windows idle most of their 128-byte windows. H200,
-// GPU time, two rounds, ratio to copy (bench/NOTES.md v60): the int8 reversal of 63x64x64x512
-// (realign windows 0.163) 0.579 -> 0.910 without the edge path, 35x128x64x384 0.589 -> 0.909,
-// (2, 1, 0) of 50x512x1024 0.556 -> 0.884; whole-tile plans the rule gave other kernels before
-// -> gather tiles: the reversal of 48x64x64x512 (square edge tiles: two batch dims that cannot
-// merge, so the copy engine's tiles refuse) 0.081 -> 0.915, of 176x64x64x512 0.247 -> 0.864, of
-// 200x32x32x512 (rows longer than a tile, not whole vectors: realign windows) 0.529 -> 0.923,
-// (2, 1, 0) of 64x80x8192 (the copy engine's tiles) 0.742 -> 0.928, of 96x256x1024 level
-// (0.925-0.937 -> 0.907-0.931). With the edge path they lost (bench/NOTES.md v58, one round):
-// (2, 1, 0) of 1000x1000x64 0.573 -> 0.426, of 1000x1000x128 0.693 -> 0.596 (neither is whole tiles).
-// TORCH_TRANSPOSE_GATHER_ROWS: 0 = none of them (window, realign window, square and TMA byte
-// tiles), 1 = every such plan that fits, whole tiles too (tests, A/B runs), unset = the rule.
+// that end inside a tile (square tiles idle its last part).
 inline Override gather_rows_override() {
-  static const Override setting = env_override("TORCH_TRANSPOSE_GATHER_ROWS");
+  const Override setting = switch_override("gather_rows");
   return setting;
 }
 // Which plans the launcher offers gather tiles for their rows: none, those whose kernel has no
@@ -108,25 +75,19 @@ inline GatherRows wants_gather_rows(int element_bytes, bool whole_vector_rows, i
   return !whole_vector_rows && size_b < tile ? GatherRows::Any : GatherRows::WithoutVectorEdges;
 }
 
-// TORCH_TRANSPOSE_GATHER_FETCH_256: 1 = the evict_last loads ask L2 for 256-byte fills, 0 = they
-// do not, unset = gather_loads' rule. Why: the 5-D permute's input rows are 240 bytes at 240-byte
-// steps, so most start and end inside a 128-byte line that the neighbouring row (often another
-// block's) also reads; fetching both lines at once presumably spares L2 a second miss (not
-// measured). A/B (H200, bench/NOTES.md v41, GPU time, 3 rounds): fp32 5-D 0.948 -> 0.959-0.960
-// of copy.
+// gather_fetch_256: 1 = the evict_last loads ask L2 for 256-byte fills, 0 = they
+// do not, unset = gather_loads' rule.
 inline bool gather_fetch_256(bool rule) {
-  static const Override setting = env_override("TORCH_TRANSPOSE_GATHER_FETCH_256");
+  const Override setting = switch_override("gather_fetch_256");
   return decide(setting, rule);
 }
 
-// TORCH_TRANSPOSE_GATHER_HALF_VECTORS: 0 = 2-byte plans of the 5-D route whose a is not whole
+// gather_half_vectors: 0 = 2-byte plans of the 5-D route whose a is not whole
 // 16-byte vectors go to box tiles, unset (or 1) = gather tiles of side 64 with 8-byte vectors take
 // those that fit (a whole 8-byte vectors; rows of 64 elements are 128 bytes, one line, as 4-byte
-// tiles' rows of 64 are two). Why: the bf16 5-D permute (4, 2, 0, 3, 1) of 20x30x40x50x60 has
-// a = 60, 120 bytes, and ran at 0.455 of copy on box tiles, against 0.956 for fp32 on gather tiles
-// (bench/NOTES.md v59, v60).
+// tiles' rows of 64 are two).
 inline bool gather_half_vectors() {
-  static const Override setting = env_override("TORCH_TRANSPOSE_GATHER_HALF_VECTORS");
+  const Override setting = switch_override("gather_half_vectors");
   return setting != Override::Never;
 }
 constexpr int kHalfVectorGatherTile = 64;
@@ -134,15 +95,7 @@ constexpr int kHalfVectorGatherTile = 64;
 // How gather tiles load, by the route that asked for them: plans with a fast dim below 32 (the
 // 5-D permute's, in place of box tiles) or output rows that are not whole tiles
 // (wants_gather_rows). The first take the lean tiles' rule (evict_last loads but for 2-byte
-// elements) with 256-byte fills. The second take evict_last loads in every width, and 256-byte
-// fills for 2-byte elements only. H200, GPU time, two rounds, ratio to copy, the first rule ->
-// this one, measured in one call on one build as switch settings (bench/NOTES.md v59): fills off,
-// the 4-D reversal of 63x64x64x256 fp64 0.942 -> 0.950, fp32 0.951 -> 0.961, 40x64x64x256 fp64
-// 0.940 -> 0.950, fp32 0.943 -> 0.950, (2, 1, 0) of 96x256x1024 fp32 level (0.977); evict_last
-// loads, bf16 63x64x64x256 0.910-0.922 -> 0.924-0.940, fp16 (2, 1, 0) of 50x512x1024 0.942 ->
-// 0.950, bf16 of 1000x1000x64 0.850 -> 0.882. 1-byte (another call): fills off, the reversal of
-// 63x64x64x512 0.547 -> 0.580, 33x64x64x512 0.575 -> 0.593, 35x128x64x384 0.551 -> 0.588, (2, 1, 0)
-// of 50x512x1024 0.576-0.585 -> 0.570.
+// elements) with 256-byte fills.
 struct GatherLoads {
   bool evict_last, fetch_256;
 };
@@ -151,16 +104,11 @@ inline GatherLoads gather_loads(int element_bytes, bool ragged_rows) {
   return {evict_last, evict_last && gather_fetch_256(!ragged_rows || element_bytes == 2)};
 }
 
-// TORCH_TRANSPOSE_GATHER_WHOLE_TILES: 0 = gather tiles keep an edge path on every plan (masked
+// gather_whole_tiles: 0 = gather tiles keep an edge path on every plan (masked
 // vectors, or element by element for 1-byte plans: gather_edges), unset (or 1) = plans whose a
-// and run are whole tiles take kernels without one. Why: the masked-vector edge
-// path costs 1-byte gather tiles 72 registers against 32-35 without it (ptxas -v, sm_90), 3
-// blocks per SM against 4. H200, GPU time, two rounds, ratio to copy, with the edge path ->
-// without (bench/NOTES.md v60): the int8 reversal of 63x64x64x512 0.579 -> 0.910, fp16 (2, 1, 0)
-// of 50x512x1024 0.946-0.952 -> 0.963-0.967 (2-byte: 49 registers -> 40), fp32 and fp64 level
-// to +0.01 (the fp32 reversal of 63x64x64x256 0.957-0.967 -> 0.969).
+// and run are whole tiles take kernels without one.
 inline bool gather_whole_tiles(const GatherTileArgs& args, int tile) {
-  static const Override setting = env_override("TORCH_TRANSPOSE_GATHER_WHOLE_TILES");
+  const Override setting = switch_override("gather_whole_tiles");
   return setting != Override::Never && args.size_a % tile == 0 && args.size_b % tile == 0;
 }
 
@@ -171,15 +119,8 @@ inline bool gather_whole_tiles(const GatherTileArgs& args, int tile) {
 // nothing to gain), but bytes move one at a time, so only plans with few edge tiles take them.
 enum GatherEdgeKind : int { kNoEdges, kVectorEdges, kScalarEdges };
 
-// TORCH_TRANSPOSE_GATHER_SCALAR_EDGES: 0 = 1-byte gather tiles mask 16-byte vectors on edge
-// tiles, 1 = they go element by element on every plan with edges, unset = the rule: element by
-// element where at most one tile in 8 is an edge tile. The bound is not tuned: H200, GPU time,
-// ratio to copy (bench/NOTES.md v60), int8 (2, 1, 0) of 1000x1000x1024 (8 edge tiles in 62504)
-// masked vectors 0.582 -> element by element 0.847 (other kernels 0.718), fp8 of 1000x1000x256
-// (2 in 15626) 0.583 -> 0.770 (0.710), of 1000x1000x128 (1 in 7813) 0.586 -> 0.692 (0.696); but
-// int8 of 1000x1000x192 (every other tile) 0.473 -> 0.131 (0.637).
 inline GatherEdgeKind gather_edges(const GatherTileArgs& args, int tile, int element_bytes) {
-  static const Override scalar = env_override("TORCH_TRANSPOSE_GATHER_SCALAR_EDGES");
+  const Override scalar = switch_override("gather_scalar_edges");
   if (gather_whole_tiles(args, tile)) return kNoEdges;
   const int64_t tiles_a = ceil_div(args.size_a, tile), tiles_q = ceil_div(args.size_b, tile);
   const int64_t edge_tiles = tiles_a * tiles_q - (args.size_a / tile) * (args.size_b / tile);
@@ -190,11 +131,6 @@ inline GatherEdgeKind gather_edges(const GatherTileArgs& args, int tile, int ele
 // An edge tile element by element: each thread loads elements of tile rows (b) from their input
 // rows, one run division per element, and stores elements of output rows (a). The tile is the
 // vector path's buffer, unpadded: bank conflicts cost only edge tiles.
-// It repeats the square tiles' scalar_edge_tile but for how it finds input rows and the tile's
-// pitch, on purpose: one body for both (input rows by an offset indexer, bounds in 64 bits) took
-// these kernels from 37 to 34 registers and lost on the H200 in two rounds each of two builds,
-// alternated in one call (bench/NOTES.md v61): int8 (2, 1, 0) of 1000x1000x1024 0.840 / 0.840 ->
-// 0.776 / 0.776, fp8 of 1000x1000x256 0.759 / 0.759 -> 0.710 / 0.710.
 template <typename T, int kTile>
 __device__ __forceinline__ void gather_edge_tile(const T* __restrict__ src, T* __restrict__ dst, int32_t a0, int32_t b0,
                                                  const GatherTileArgs& args, T* tile) {

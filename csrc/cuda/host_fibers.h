@@ -1,15 +1,7 @@
 // Cooperative fibers for the host emulation of a CUDA block (cuda_on_host.h), tests only.
 //
 // Every thread of an emulated block runs as a fiber on the calling OS thread; a barrier, or a
-// wait on a TMA barrier, switches to the next fiber instead of sleeping in the kernel. Why: with
-// one OS thread per CUDA thread, each __syncthreads() woke 255 sleepers through a futex, and on
-// CI's two-core machine the host tests spent most of their time in system calls (session 31:
-// 310 s for one run of test_kernels_on_host, 318 s of it system time; CI's whole run reached
-// 1904 s). A switch here is a dozen instructions in user space.
-//
-// Fibers also make the interleaving deterministic: fiber 0 always runs to its first barrier
-// before fiber 1 starts, so a read of shared memory that misses a barrier reads poison on
-// every run rather than on an unlucky one.
+// wait on a TMA barrier, switches to the next fiber instead of sleeping in the kernel.
 #pragma once
 
 #include <sys/mman.h>
@@ -21,26 +13,26 @@
 #include <vector>
 
 // x86-64 (every machine this project builds on) switches with the few instructions below;
-// other POSIX machines, or TORCH_TRANSPOSE_HOST_UCONTEXT (to test that path), use ucontext.
-#if defined(__x86_64__) && !defined(TORCH_TRANSPOSE_HOST_UCONTEXT)
-#define TORCH_TRANSPOSE_HOST_FIBER_ASM 1
+// other POSIX machines, or TT_HOST_UCONTEXT (to test that path), use ucontext.
+#if defined(__x86_64__) && !defined(TT_HOST_UCONTEXT)
+#define TT_HOST_FIBER_ASM 1
 #else
 #include <ucontext.h>
 #endif
 
 // AddressSanitizer (make sanitize) tracks one stack per thread; it must be told of each switch.
 #if defined(__SANITIZE_ADDRESS__)
-#define TORCH_TRANSPOSE_HOST_FIBER_ASAN 1
+#define TT_HOST_FIBER_ASAN 1
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
-#define TORCH_TRANSPOSE_HOST_FIBER_ASAN 1
+#define TT_HOST_FIBER_ASAN 1
 #endif
 #endif
-#if defined(TORCH_TRANSPOSE_HOST_FIBER_ASAN)
+#if defined(TT_HOST_FIBER_ASAN)
 #include <sanitizer/common_interface_defs.h>
 #endif
 
-#if defined(TORCH_TRANSPOSE_HOST_FIBER_ASM)
+#if defined(TT_HOST_FIBER_ASM)
 // torch_transpose_fiber_switch(&save_sp, load_sp): pushes the callee-saved registers of the
 // System V ABI on the current stack, stores the stack pointer in *save_sp, loads load_sp and
 // pops the other context's registers; its `ret` resumes that context where it last switched
@@ -79,19 +71,19 @@ namespace host_emulation {
 // Where a switch left a context (a fiber or the scheduler): its stack pointer (or ucontext's
 // record), and under ASan the fake stack that the sanitizer hands back when it resumes.
 struct SavedContext {
-#if defined(TORCH_TRANSPOSE_HOST_FIBER_ASM)
+#if defined(TT_HOST_FIBER_ASM)
   void* sp = nullptr;
 #else
   ucontext_t context;
 #endif
-#if defined(TORCH_TRANSPOSE_HOST_FIBER_ASAN)
+#if defined(TT_HOST_FIBER_ASAN)
   void* fake_stack = nullptr;
 #endif
 };
 
 // Saves the running context in `save` and resumes `load`.
 inline void switch_context(SavedContext& save, SavedContext& load) {
-#if defined(TORCH_TRANSPOSE_HOST_FIBER_ASM)
+#if defined(TT_HOST_FIBER_ASM)
   torch_transpose_fiber_switch(&save.sp, load.sp);
 #else
   swapcontext(&save.context, &load.context);
@@ -166,7 +158,7 @@ class FiberBlock {
   void prepare(Fiber& f, int index) {
     f.done = false;
     f.index = index;
-#if defined(TORCH_TRANSPOSE_HOST_FIBER_ASM)
+#if defined(TT_HOST_FIBER_ASM)
     // The stack the first switch pops: six registers (zero), then fiber_entry as the return
     // address, then a zero "return address" for fiber_entry itself, so that it starts with the
     // stack alignment of a called function (rsp = 8 mod 16).
@@ -187,7 +179,7 @@ class FiberBlock {
 
   static void fiber_entry() {
     FiberBlock* block = active_;
-#if defined(TORCH_TRANSPOSE_HOST_FIBER_ASAN)
+#if defined(TT_HOST_FIBER_ASAN)
     __sanitizer_finish_switch_fiber(nullptr, &block->scheduler_stack_bottom_, &block->scheduler_stack_bytes_);
 #endif
     Fiber& f = *block->current_;
@@ -198,23 +190,23 @@ class FiberBlock {
   }
 
   void switch_to_fiber(Fiber& f) {
-#if defined(TORCH_TRANSPOSE_HOST_FIBER_ASAN)
+#if defined(TT_HOST_FIBER_ASAN)
     __sanitizer_start_switch_fiber(&scheduler_.fake_stack, f.stack_bottom(), Fiber::kStackBytes);
 #endif
     switch_context(scheduler_, f.saved);
-#if defined(TORCH_TRANSPOSE_HOST_FIBER_ASAN)
+#if defined(TT_HOST_FIBER_ASAN)
     __sanitizer_finish_switch_fiber(scheduler_.fake_stack, nullptr, nullptr);
 #endif
   }
 
   void switch_to_scheduler(Fiber& f, bool dying) {
-#if defined(TORCH_TRANSPOSE_HOST_FIBER_ASAN)
+#if defined(TT_HOST_FIBER_ASAN)
     __sanitizer_start_switch_fiber(dying ? nullptr : &f.saved.fake_stack, scheduler_stack_bottom_, scheduler_stack_bytes_);
 #else
     (void)dying;
 #endif
     switch_context(f.saved, scheduler_);
-#if defined(TORCH_TRANSPOSE_HOST_FIBER_ASAN)
+#if defined(TT_HOST_FIBER_ASAN)
     __sanitizer_finish_switch_fiber(f.saved.fake_stack, &scheduler_stack_bottom_, &scheduler_stack_bytes_);
 #endif
   }
@@ -225,7 +217,7 @@ class FiberBlock {
   Body body_ = nullptr;
   void* context_ = nullptr;
   SavedContext scheduler_;
-#if defined(TORCH_TRANSPOSE_HOST_FIBER_ASAN)
+#if defined(TT_HOST_FIBER_ASAN)
   const void* scheduler_stack_bottom_ = nullptr;
   size_t scheduler_stack_bytes_ = 0;
 #endif

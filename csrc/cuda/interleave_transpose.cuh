@@ -1,92 +1,27 @@
-// Transposes whose narrow fast dim has 2 to 15 elements (interleave_max_c says which, by element
-// size and direction) and is packed on its side: the image layouts with C = 3 (NCHW <-> NHWC,
-// 32x3x224x224), RGBA's C = 4, pairs, 4194304 x 3, 8 x 16777216 bytes.
-//
-// One side is "planar": C lines of the long dim L, unit stride, 16-byte aligned. The other is
-// "dense": the C values of each long position back to back (element (p, c) at p * C + c). These
-// are the narrow kernel's layouts (make_narrow_args: C is its N, the planar side its lines),
-// and a warp owns the narrow kernel's warp tile, 32 * V consecutive long positions (V = 16 /
-// element bytes) times all C:
-//   * planar side: lane l moves positions [l*V, l*V + V) of each line, one 16-byte access per
-//     line;
-//   * in registers: lane l's C planar vectors are the same elements as its C dense vectors
-//     (dense element j = position j / C, channel j % C); with C a template parameter that
-//     permutation is register renaming for 4- and 8-byte elements and byte permutes for 1- and
-//     2-byte ones;
-//   * dense side: the warp's 32 * C dense vectors are consecutive, but lane l holds vectors
-//     l*C .. l*C + C - 1; a 16-byte round trip through the warp's slice of shared memory hands
-//     lane l vectors k*32 + l instead, so each dense access instruction covers 512 consecutive
-//     bytes (for C > 8 in two passes, half the lanes' vectors each, to bound shared memory).
-//     Dense inputs of 1-byte elements or C <= 3 skip the round trip: each lane loads its own C
-//     vectors (interleave_direct_loads says why).
-// The narrow kernel (narrow_transpose.cuh), which serves every N from 2 to 16 with N a run-time
-// value, scatters and gathers the dense side element by element in shared memory: bf16 C = 3
-// ran at 0.62-0.67 of copy by GPU time there (77 registers; H200, 2026-11-30, probe in
-// bench/NOTES.md v18).
 #pragma once
 
-#include "../env_switch.h"
+#include "../kernel_switches.h"
 #include "cuda_common.cuh"
 #include "narrow_transpose.cuh"  // NarrowArgs: the plan this kernel shares with the narrow kernel
 
 namespace torch_transpose {
 
-// The largest C taken, by element size and direction. H200 sweep of C = 5..16 against the narrow
-// kernels (GPU time, two rounds in one call; bench/NOTES.md v19): for 1- and 2-byte elements the
-// interleave kernel won at every C up to 8 in both directions (int8 8 x 16777216 0.42 -> 0.90
-// of copy, bf16 7 x 8388608 0.63 -> 0.98; the one loss bf16 8388608 x 8, 0.971 -> 0.961), and
-// above 8 their byte permutes need more than 128 registers (1-byte C = 9..16 spilled 44-680
-// bytes). For 4- and 8-byte elements it won with planar inputs up to C = 15 (fp32 10 x 4194304
-// 0.88 -> 0.98, NCHW -> NHWC 32x11x112x112 0.80 -> 0.90; losses up to 0.04 at C = 7, 8 and 14)
-// but lost at 16 (NCHW -> NHWC 32x16x112x112 0.98 -> 0.92: the narrow block kernel's case), and
-// with dense inputs above C = 4 it was mixed (4194304 x 7 0.97 -> 0.94, 32x112x112x5 0.76 -> 0.90).
 constexpr int kInterleaveMinC = 2, kInterleaveMaxC = 15;
 constexpr int interleave_max_c(int element_bytes, bool planar_in) {
   return element_bytes <= 2 ? 8 : planar_in ? kInterleaveMaxC : 4;
 }
 constexpr int kInterleaveWarps = kThreads / 32;
 
-// TORCH_TRANSPOSE_INTERLEAVE=0 sends these layouts to the narrow kernel instead (read once; for
-// A/B timing runs and for tests of the narrow kernel on them).
 inline bool interleave_enabled() {
-  static const bool enabled = !env_switched_off("TORCH_TRANSPOSE_INTERLEAVE");
+  const bool enabled = !switch_off("interleave");
   return enabled;
 }
 
-// Whether a dense input is loaded straight into each lane's C vectors (16 bytes every 16 * C
-// bytes, so each load instruction spans the warp's whole chunk and L1 serves the other parts of
-// each line to the next ones) rather than through the shared round trip. H200, same-call A/B by
-// GPU time, three rounds, ratio to copy (bench/NOTES.md v34): 1-byte elements won at every C
-// (int8 16777216 x C, C = 2..8: 0.81-0.88 -> 0.88-1.02), C = 3 won or held (fp32 4194304x3
-// 0.969 -> 0.977, 64x1024x3 0.86 -> 0.91, fp64 0.991 -> 0.999), C = 2 held (fp64 +0.005; bf16
-// 8388608x2 +0.006 in v38); wider ones lost where each load instruction spans more lines: C = 4
-// in 4- and 8-byte elements by 0.01-0.015, 2-byte C = 5..8 by 0.04-0.08. 2-byte C = 3 won on
-// the looping kernel (bf16 32x224x224x3 0.925-0.936 -> 0.929-0.944, v34) but lost on the lean
-// launches that now take it (v38: 1.014-1.034 through shared memory against 0.952-0.966 direct,
-// 16x50176x3 1.043-1.049 against 1.024-1.032; 8388608x3 and fp16 level), so it goes through
-// shared memory. Direct stores on the dense output side lost everywhere (0.14-0.41: stores get no
-// L1 to merge them).
-// TORCH_TRANSPOSE_INTERLEAVE_DIRECT: 0 = never, 1 = always (tests, A/B runs), unset = this rule.
 inline bool interleave_direct_loads(int element_bytes, int c) {
-  static const Override setting = env_override("TORCH_TRANSPOSE_INTERLEAVE_DIRECT");
+  const Override setting = switch_override("interleave_direct");
   return decide(setting, element_bytes == 1 || c == 2 || (c == 3 && element_bytes != 2));
 }
 
-// Whether an interleave plan's loads carry the evict_last hints (the rule that
-// l2_evict_last_loads applies; its switch overrides it), by element size, direction, kernel
-// (`lean`: lean_interleave_kernel takes the plan) and the bytes the call reads and writes. H200,
-// same-call A/Bs by GPU time, ratio to copy, plain -> evict_last:
-//   * 4- and 8-byte elements won or held in both directions (v31: fp32 3x4194304 0.975 -> 0.992,
-//     4194304x3 0.955 -> 0.973; v38: fp32 NCHW->NHWC 32x3x224x224 1.04-1.07 -> 1.07-1.11);
-//   * 2-byte dense inputs lost (v31: bf16 32x224x224x3 0.926-0.928 -> 0.918-0.923);
-//   * 2-byte planar inputs on the looping kernel (C = 2 and 4..8) won at every size measured,
-//     16 MB and up (v38: bf16 2x2097152 0.85 -> 0.87, 2x4194304 0.91-0.95 -> 1.03-1.05,
-//     2x8388608 0.97 -> 1.02, 4x4194304 0.99 -> 1.03, 8x2097152 0.96 -> 1.03);
-//   * 2-byte planar inputs on lean launches (C = 3) won at 96 MB (bf16 3x8388608 0.985-0.991 ->
-//     1.004-1.006) and lost at 48 MB and below: 3x4194304 1.00 -> 0.95, 3x2097152 0.99-1.00 ->
-//     0.92-0.94, 32x3x224x224 (19 MB) 0.99-1.00 -> 0.89, 16x3x50176 1.00-1.02 -> 0.91-0.92,
-//     64x3x1024 0.99-1.00 -> 0.81-0.83; 36 MB was level. The threshold between 48 and 96 MB is a
-//     guess, at 64 MB.
 constexpr int64_t kLeanInterleavePlainLoadsMaxBytes = int64_t{64} << 20;
 inline bool interleave_evict_last_rule(int element_bytes, bool dense_in, bool lean, int64_t bytes_moved) {
   if (element_bytes != 2) return true;
@@ -111,17 +46,9 @@ struct InterleaveArgs {
   int64_t items = 0;
 };
 
-// Packed lines: lines shorter than a warp's chunk, as in pixel shuffle (N, C, r, r, H, W) ->
-// (N, C, H, r, W, r), whose W = 128 bf16 lines filled half of each chunk (fp16 16x64x2x2x128x128
-// ran at 0.79 of copy, torch.compile's kernel at 0.94: bench/NOTES.md v43). A line of L = m * V
-// positions with m dividing 32 (so m is a power of two) lets a chunk take 32 / m whole items,
-// each lane locating its own item; the dense side's vectors find their item's start by a warp
-// shuffle from that item's first lane. Up to C = kPackedLinesMaxC (pixel shuffle's r = 2..4), to
-// bound the kernels this adds. TORCH_TRANSPOSE_PACKED_LINES=0 leaves such plans half-filled
-// chunks, one item each (for A/B runs and tests of that path).
 constexpr int kPackedLinesMaxC = 4;
 inline bool packed_lines_enabled() {
-  static const bool enabled = !env_switched_off("TORCH_TRANSPOSE_PACKED_LINES");
+  const bool enabled = !switch_off("packed_lines");
   return enabled;
 }
 inline bool wants_packed_lines(const NarrowArgs& narrow, int element_bytes) {

@@ -1,61 +1,30 @@
 // Item tiles: output span tiles' plans (output rows of size_b elements packed back to back) whose
 // batch items are small matrices, an input row's size_a elements fitting one 128-byte line: a tile
-// holds several whole items rather than one. CLIP's and Swin's attention maps transposed in their
-// last two dims are the case (bf16 1024x12x50x50, 4096x3x49x49): as output span tiles, one item
-// of 5 KB per block, loaded, waited for and stored in turn, left the kernel latency-bound (0.44 of
-// copy where torch.compile reaches 0.75, bench/NOTES.md v53).
-//
-// Items whose input rows are longer (ViT-B's 197 x 197 maps, NHWC -> NCHW of many channels) are
-// cut into parts where those rows are off the 16-byte grid (item_parts_by_default): part s of an
-// item is its output rows s * part_rows .. (input row segments of part_rows elements, each within
-// the row limit above), one contiguous output span, and a tile takes whole parts as it takes whole
-// items (an item is one part where its rows fit). Below, "part" is a tile's unit either way.
-//
-// Shared memory holds each item's output span as the output holds it (size_a rows of size_b
-// elements back to back), at the same offset from the 16-byte grid as the item's span in the
-// output, so that the store phase copies aligned 16-byte vectors from shared to global memory.
-// * Load: a group of 8 lanes per (item, row b) pair loads the aligned chunks that cover input row
-//   b (the chunk that holds its first element and the next ones), takes the next lane's chunk by
-//   a shuffle and shifts the pair into place (realign_chunk; rows on the 16-byte grid shift by
-//   nothing), then writes the chunk's elements to column b of the item's span, one element a row.
-//   A row of at most 112 bytes (128 on the grid) has a cover of at most 8 chunks, so no lane needs
-//   a chunk from past its group. A warp's four pairs are rows b .. b + 3 of one item, so each of
-//   its element stores writes 4 neighbouring elements in each of 8 rows: 1 or 2 wavefronts.
-// * Store: each thread copies aligned vectors of the tile's spans, the first and last vector of a
-//   span (where it starts or ends inside one) element by element, so nothing outside the output
-//   view is written.
+// holds several whole items rather than one.
 #pragma once
 
-#include "../env_switch.h"
+#include "../kernel_switches.h"
 #include "cuda_common.cuh"
 #include "output_span_tile_transpose.cuh"
 #include "realign_window_tile_transpose.cuh"
 
 namespace torch_transpose {
 
-// TORCH_TRANSPOSE_ITEM_TILES: 0 = plans stay on output span tiles of one item, unset or 1 = item
+// item_tiles: 0 = plans stay on output span tiles of one item, unset or 1 = item
 // tiles take every output span tile plan they fit (item_tile_parts).
 inline Override item_tile_override() {
-  static const Override setting = env_override("TORCH_TRANSPOSE_ITEM_TILES");
+  const Override setting = switch_override("item_tiles");
   return setting;
 }
 
-// TORCH_TRANSPOSE_ITEM_PARTS: 1 = item tiles also take every output span tile plan whose input
+// item_parts: 1 = item tiles also take every output span tile plan whose input
 // rows are longer than item_tile_max_row_bytes, each item cut into parts (item_parts); 0 = none
 // (output span tiles take them); unset = item_parts_by_default.
 inline Override item_parts_override() {
-  static const Override setting = env_override("TORCH_TRANSPOSE_ITEM_PARTS");
+  const Override setting = switch_override("item_parts");
   return setting;
 }
 
-// Which plans of long input rows item tiles cut into parts by rule: those whose input rows are
-// off the 16-byte grid (output span tiles' realigned loads, and their gather store, were the
-// alternative). H200, same call, by GPU time, two rounds, ratio to copy, output span tiles ->
-// parts (bench/NOTES.md v55): bf16 64x12x197x197 0.68 -> 0.76, int8 0.53 -> 0.69, bf16
-// 64x16x131x131 0.59 -> 0.68, bf16 128x7x7x2049 -> NCHW 0.74 -> 0.77, bf16 64x14x14x771 -> NCHW
-// 0.63 -> 0.61-0.62. From rows on the grid output span tiles' asynchronous copies won: bf16
-// 128x7x7x2048 -> NCHW 0.85 -> 0.74, int8 0.50-0.52 -> 0.44, fp16 100x1048576 0.96 -> 0.85, fp32
-// 128x7x7x2048 -> NCHW 0.95 -> 0.87, bf16 128x14x14x512 -> NCHW 0.82 -> 0.69.
 inline bool item_parts_by_default(bool aligned_input) { return !aligned_input; }
 
 // Lanes per (item, row) pair: the 8 chunks a row's cover may take.
@@ -97,23 +66,12 @@ inline int64_t item_span_smem_bytes(int64_t size_a, int64_t size_b, int element_
   return (size_a * size_b * element_bytes + 30) / 16 * 16;
 }
 
-// Parts per tile, or 0 where item tiles do not take the plan (8-byte elements, items that would be
-// cut into parts where item_parts_by_default or its switch says no, or whole items fewer than two
-// a tile): the most whose (part, row) pairs load in one round (kItemLoadPasses passes of
-// kThreads / kItemGroupLanes pairs: 256, so 5 items of 50 rows; at least one part), whose spans
-// fit kSpanMaxBytes, at most kMaxItemsPerTile (TORCH_TRANSPOSE_ITEM_TILE_ITEMS=2..8 lowers the cap
-// for A/B runs) and at most the plan's parts.
-// H200, same call, by GPU time, two rounds, ratio to copy, tiles of 8 / 5 / 4 items (bench/NOTES.md
-// v54): bf16 1024x12x50x50 0.76 / 0.80 / 0.79, bf16 4096x3x49x49 0.78 / 0.79 / 0.77, int8
-// 1024x12x50x50 0.41 / 0.42 / 0.41, bf16 1024x12x50x48 0.79 / 0.80 / 0.78, bf16 8192x7x7x48 ->
-// NCHW 0.78 / 0.80 / 0.78, fp32 4096x16x50x32 0.98 / 0.98 / 0.99: a second round of loads cost
-// more than the larger tile gained.
 inline int item_tile_parts(const FastDims& f, int64_t items, int element_bytes, bool aligned_input) {
   if (element_bytes > 4) return 0;
   const ItemParts parts = item_parts(f.size_a, element_bytes, aligned_input);
   const bool cut = parts.per_item > 1;
   if (cut && !decide(item_parts_override(), item_parts_by_default(aligned_input))) return 0;
-  static const long long cap = env_int_in_range("TORCH_TRANSPOSE_ITEM_TILE_ITEMS", 2, kMaxItemsPerTile, kMaxItemsPerTile);
+  const long long cap = switch_int_in_range("item_tile_items", 2, kMaxItemsPerTile, kMaxItemsPerTile);
   const int64_t one_round = std::max<int64_t>(1, kItemLoadPasses * (kThreads / kItemGroupLanes) / f.size_b);
   const int64_t fit = kSpanMaxBytes / item_span_smem_bytes(parts.rows, f.size_b, element_bytes);
   const int64_t k = std::min(std::min(static_cast<int64_t>(cap), one_round), std::min(fit, items * parts.per_item));

@@ -1,22 +1,8 @@
-// The interleave kernel's chunks (interleave_transpose.cuh: C = 2..15 against lines of whole
-// 16-byte vectors, as in NCHW <-> NHWC with C = 3) with the least index math around them, for the
-// C and element sizes where that won (lean_interleave_takes: C = 2 and 3): up to two batch dims,
-// 32-bit offsets, a 3-D grid (x: runs of kInterleaveWarps chunks along the long dim, z: batch
-// item) and no grid loop, so a warp finds its chunk with no division (one for two
-// batch dims) and its kernel arguments are 40 bytes where InterleaveArgs carries a 16-dim batch
-// indexer (640 bytes in all).
-//
-// Why: the C = 3 layouts are small (9.6-19 MB) and their grid is one or two waves, so whatever
-// a warp does before its first load, and the launch itself, add straight to the kernel's time:
-// by GPU time bf16 NCHW->NHWC 32x3x224x224 took 7.23 us against copy's 6.59, while the fp32 case
-// (twice the bytes, two waves) was level with copy (bench/NOTES.md v33). The same treatment of the
-// square tiles, narrow tiles and row copies (lean_tile_transpose.cuh, lean_narrow_transpose.cuh,
-// lean_row_copy.cuh) gained 0.004-0.02 of copy.
 #pragma once
 
 #include <limits>
 
-#include "../env_switch.h"
+#include "../kernel_switches.h"
 #include "cuda_common.cuh"
 #include "interleave_transpose.cuh"
 #include "lean_batch.cuh"
@@ -31,25 +17,14 @@ struct LeanInterleaveArgs {
   bool two_batch_dims = false;
 };
 
-// Which plans take lean launches, by element size and C. H200, same-call A/Bs by GPU time, three
-// rounds each, ratio to copy, looping -> lean (bench/NOTES.md v37):
-//   * 4- and 8-byte elements, C = 2 and 3 won or held: fp32 batched 64x1024x3 0.90-0.92 ->
-//     1.05-1.08, NCHW->NHWC 32x3x224x224 0.99-1.03 -> 1.05-1.07, 2x4194304 1.016-1.021 ->
-//     1.047-1.050, fp64 3x2097152 0.999-1.003 -> 1.009-1.014; fp32 4194304x3 and NHWC->NCHW level;
-//   * 2-byte elements, C = 3: NCHW->NHWC 0.852-0.871 -> 0.892-0.904, NHWC->NCHW level; C = 2 split
-//     (8388608x2 +0.008, 2x8388608 -0.009), so it stays looping;
-//   * 1-byte elements lost at every C (int8 2x16777216 1.00 -> 0.89, 16777216x3 0.99 -> 0.90);
-//   * C = 4 and wider lost where ptxas gave the lean instantiation more registers or spills than
-//     the looping one: int8 16777216x4 0.98 -> 0.86 (74 registers against 44-56), fp32 8x2097152
-//     0.98 -> 0.89 (28 bytes spilled).
 constexpr bool lean_interleave_takes(int element_bytes, int c) {
   return (element_bytes >= 4 && c <= 3) || (element_bytes == 2 && c == 3);
 }
 
-// TORCH_TRANSPOSE_LEAN_INTERLEAVE: 0 = never (the looping interleave kernel takes these plans),
+// lean_interleave: 0 = never (the looping interleave kernel takes these plans),
 // 1 or unset = whenever the plan fits (lean_interleave_takes and the limits below).
 inline Override lean_interleave_override() {
-  static const Override setting = env_override("TORCH_TRANSPOSE_LEAN_INTERLEAVE");
+  const Override setting = switch_override("lean_interleave");
   return setting;
 }
 

@@ -2,15 +2,9 @@
 // vector per thread, up to three batch dims, 32-bit offsets. A 3-D grid hands each block its rows:
 // x walks the innermost batch dim in runs of 256 / 2^k rows (which must divide it), y and z the
 // other two, so a thread finds its vector with shifts and three multiply-adds, no division.
-//
-// Why: BSHD -> BHSD (rows of 128 bf16, three batch dims) and (1, 0, 2) on 1024x1024x64 (rows of
-// 64 fp32, two) run at 0.97-0.99 of torch.compile on row_vector_copy (row_copy.cuh), which
-// divides the thread's index by the vectors per row and the row by each batch dim; Inductor's
-// copy does the same work with the shapes as constants (bench/NOTES.md v17), and the same
-// treatment of the square tiles (lean_tile_transpose.cuh) gained 0.004-0.02.
 #pragma once
 
-#include "../env_switch.h"
+#include "../kernel_switches.h"
 #include "cuda_common.cuh"
 #include "row_copy.cuh"
 
@@ -23,10 +17,10 @@ struct LeanRowArgs {
   int lanes_log2 = 0;             // vectors per row = 2^lanes_log2
 };
 
-// TORCH_TRANSPOSE_LEAN_ROWS: 0 = never (row_vector_copy takes these plans), 1 or unset = whenever
+// lean_rows: 0 = never (row_vector_copy takes these plans), 1 or unset = whenever
 // the plan fits.
 inline Override lean_rows_override() {
-  static const Override setting = env_override("TORCH_TRANSPOSE_LEAN_ROWS");
+  const Override setting = switch_override("lean_rows");
   return setting;
 }
 

@@ -3,29 +3,10 @@
 // the square kernel's tile walk, tile_order.cuh; x and z swap where lean_tiles_items_first
 // says) so that a block finds its tile with no division (one for two batch dims), and no grid
 // loop. The tile itself is the square kernel's vector_tile.
-//
-// Why: torch.compile's kernels beat ours on (0, 2, 1), 256x512x512 and the 16-wide narrow
-// transposes, and their one difference left untested was the code around the tile (bench/NOTES.md
-// v17: about 110 SASS instructions with the shapes as constants, against the square kernel's
-// 1600 for fp32: grid loop, tile walk by magic-number division, a batch indexer over up to 16
-// dims, 64-bit batch offsets). This kernel is 128 instructions for fp32, all 4 loads before the
-// first shared store, at 32 registers.
-//
-// Blocks per SM: at 32 registers 8 blocks fit, and they lost on every case (as more resident
-// blocks did in v14 and v15); capped at 4, the square kernel's own residency by its 64
-// registers, by asking each block for shared memory that leaves room for 4 (smem_for_at_most),
-// they won. H200, same-call A/Bs, two calls of two rounds each (bench/NOTES.md v28), ratio to
-// copy, square -> lean: fp32 NCHW->NHWC 64x128x56x56 0.979-0.985 -> 0.996-1.005, NHWC->NCHW
-// 0.970-0.986 -> 0.989-0.994, 4096x64x64 0.961-0.967 -> 0.975-0.979, 256x512x512 0.985-0.992 ->
-// 0.997-0.998, bf16 8192² 0.954-0.955 -> 0.961-0.964, fp64 8192² 0.974-0.985 -> 0.977-0.987,
-// (0, 2, 1) 0.968-0.977 -> 0.976-0.980, fp32 8192² 0.971-0.973 -> 0.974-0.976; 16384², complex64
-// 8192² and the reversal level; (2, 1, 0) lower in the first call (0.913-0.930 -> 0.901-0.919)
-// and level in the second (0.914-0.918 -> 0.912-0.920). The square kernel given the same
-// shared-memory request (so the same smaller L1) gained nothing: the gain is the index math.
 
 #pragma once
 
-#include "../env_switch.h"
+#include "../kernel_switches.h"
 #include "cuda_common.cuh"
 #include "lean_batch.cuh"
 #include "tile_transpose.cuh"
@@ -41,19 +22,19 @@ struct LeanTileArgs {
   bool items_first = false;               // the grid walks batch items first (lean_tiles_items_first)
 };
 
-// TORCH_TRANSPOSE_LEAN_TILE: 0 = never (the square tile kernel takes these plans), 1 or unset =
+// lean_tile: 0 = never (the square tile kernel takes these plans), 1 or unset =
 // whenever the plan fits.
 inline Override lean_tile_override() {
-  static const Override setting = env_override("TORCH_TRANSPOSE_LEAN_TILE");
+  const Override setting = switch_override("lean_tile");
   return setting;
 }
 
 constexpr int kLeanTileBlocksPerSm = 4;
 
-// TORCH_TRANSPOSE_LEAN_ITEMS_FIRST: 0 = never, 1 = whenever the grid allows, unset = the rule in
+// lean_items_first: 0 = never, 1 = whenever the grid allows, unset = the rule in
 // lean_tiles_items_first.
 inline Override lean_items_first_override() {
-  static const Override setting = env_override("TORCH_TRANSPOSE_LEAN_ITEMS_FIRST");
+  const Override setting = switch_override("lean_items_first");
   return setting;
 }
 
@@ -63,14 +44,7 @@ inline Override lean_items_first_override() {
 // pieces of the same kTile input rows rather than kTile rows each of their own.
 // Why: (2, 1, 0) of 1024x1024x64 fp32 (a = k, b = i, items j 256 bytes apart in the input, tiles
 // along b 16 MB apart) reads 64 input rows 256 KB apart per tile; walked along b first, the
-// resident blocks read all 1024 such rows at once, items first only their tile's 64. Its output
-// rows then take 256-byte pieces 4 KB apart rather than whole 4 KB runs, and yet it gained. H200,
-// same-call A/B by GPU time, three rounds (bench/NOTES.md v39): 0.946-0.949 -> 0.961-0.970 of
-// copy, 1024x1200x64 0.955-0.957 -> 0.964-0.970, fp64 1024x512x64 0.950-0.962 -> 0.960-0.962,
-// bf16 1024x1024x128 level (0.931-0.932 -> 0.931-0.936). Items first everywhere
-// (TORCH_TRANSPOSE_LEAN_ITEMS_FIRST=1) lost where a spans several tiles or the next item is far
-// in the input: 256x512x512 1.011 -> 0.953, (0, 2, 1) 1.008 -> 0.956, NCHW->NHWC 64x128x56x56
-// 1.015-1.023 -> 0.965-0.968; the 4-D reversal (b one tile) and 4096x64x64 level.
+// resident blocks read all 1024 such rows at once, items first only their tile's 64.
 inline bool lean_tiles_items_first(int64_t tiles_a, int64_t tiles_b, int64_t inner_item_in_stride, int64_t b_tile_in_step) {
   return decide(lean_items_first_override(), tiles_a == 1 && tiles_b > 1 && inner_item_in_stride < b_tile_in_step);
 }

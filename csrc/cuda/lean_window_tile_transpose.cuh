@@ -4,14 +4,9 @@
 // window kernel's tile walk) so that a block finds its tile and its item's offsets with no
 // division (one for two batch dims), no 64-bit arithmetic and no grid loop. The tile itself is
 // the window kernel's window_tile, edges included.
-//
-// Why: lean tiles (lean_tile_transpose.cuh, bench/NOTES.md v28) gained 0.004-0.02 of copy over
-// the square tile kernel by dropping the same code around the same tile: the grid loop, the tile
-// walk by magic-number division, the batch indexer over up to 16 dims and 64-bit positions. The
-// window kernel carries all of it (1424-1536 SASS instructions for fp32).
 #pragma once
 
-#include "../env_switch.h"
+#include "../kernel_switches.h"
 #include "cuda_common.cuh"
 #include "lean_batch.cuh"
 #include "window_tile_transpose.cuh"
@@ -27,10 +22,10 @@ struct LeanWindowArgs {
   bool two_batch_dims = false;
 };
 
-// TORCH_TRANSPOSE_LEAN_WINDOW: 0 = never (the window tile kernel takes these plans), 1 or unset
+// lean_window: 0 = never (the window tile kernel takes these plans), 1 or unset
 // = whenever the plan fits.
 inline Override lean_window_override() {
-  static const Override setting = env_override("TORCH_TRANSPOSE_LEAN_WINDOW");
+  const Override setting = switch_override("lean_window");
   return setting;
 }
 

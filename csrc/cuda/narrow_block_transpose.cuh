@@ -1,24 +1,6 @@
-// Narrow transposes of N = 16 four-byte elements from 16 lines into dense rows (16x4194304 ->
-// 4194304x16), shaped like Inductor's kernel for that case (XBLOCK 16, YBLOCK 128, 8 warps, 26
-// registers, 100% theoretical occupancy; ncu, H200, session 15: 126.7 us where our warp-pair
-// narrow kernel took 131.2). A block of 256 threads owns one 128 x 16 tile (8 KB), the warp
-// tile of narrow_transpose.cuh, and each thread moves two 16-byte vectors per side: no loops,
-// one barrier, 32 registers, 8 blocks per SM.
-// H200, same-call A/Bs in two calls, two rounds each (bench/NOTES.md v17): 16x4194304 0.972-0.975
-// -> 0.977-0.979. The other direction lost (4194304x16 0.959-0.962 -> 0.949-0.950), so dense
-// inputs stay with the warp-pair kernel. Loads through ld.global or ld.global.L1::evict_last
-// (Triton's L1 hint, without its L2 policy) instead of the read-only path: no change (0.977
-// all three). Since v29 the lean narrow kernel (lean_narrow_transpose.cuh: this tile at 64 wide,
-// no grid loop) takes the plans of whole tiles and at most one batch dim in both directions;
-// this kernel keeps the dense outputs it refuses.
-//
-// Shared memory holds the 16 lines (of 128 elements here) unpadded; 16-byte chunk c of line i sits at
-// chunk c ^ (2 * ((i / 4) % 4)). A dense-side vector (position w, lines 4a..4a+3) then reads or
-// writes element k at line 4a + k, column w ^ 8a: over a warp (8 positions x 4 line groups)
-// that is 32 distinct banks for every k, while the lines side moves whole chunks.
 #pragma once
 
-#include "../env_switch.h"
+#include "../kernel_switches.h"
 #include "cuda_common.cuh"
 #include "narrow_transpose.cuh"
 
@@ -28,9 +10,9 @@ constexpr int kNarrowBlockN = 16;
 constexpr int kNarrowBlockWide = 128;
 static_assert(kNarrowBlockWide == NarrowShape<uint32_t>::kWide, "NarrowArgs counts tiles of this width");
 
-// TORCH_TRANSPOSE_NARROW_BLOCK: 0 = never, 1 = both directions (tests), unset = dense outputs only.
+// narrow_block: 0 = never, 1 = both directions (tests), unset = dense outputs only.
 inline Override narrow_block_override() {
-  static const Override setting = env_override("TORCH_TRANSPOSE_NARROW_BLOCK");
+  const Override setting = switch_override("narrow_block");
   return setting;
 }
 

@@ -1,19 +1,6 @@
-// Transpose where one fast dim is narrow (2 to 16 elements) and packed on its side, and the
-// other side walks N long lines: 4194304 x 16 and back, C = 3 in NCHW <-> NHWC, 1000000 x 7.
-//
-// The "dense" side holds rows of N elements back to back (element (w, n) at w * N + n); the
-// "lines" side holds N lines of the wide dim, unit stride, each 16-byte aligned. A warp (or,
-// from N = 7, a pair of warps: kNarrowPairsMinN) owns a warp tile: W = 32 * V consecutive wide
-// positions (V = 16 / element bytes) times all N. It reads its side with 16-byte accesses,
-// every load in flight before the first use, parks the tile in its own slice of shared memory
-// (N lines of W), and writes the other side with 16-byte accesses. Only the dense side's
-// shared-memory accesses are element-wise; no block barrier for single-warp tiles and no
-// per-vector division (one per 16-byte chunk on the dense side, none on the lines side). The
-// flat tile kernel (flat_tile_transpose.cuh), which serves every other narrow layout, reached
-// 0.80-0.85 of copy on these, bound by its per-vector index math.
 #pragma once
 
-#include "../env_switch.h"
+#include "../kernel_switches.h"
 #include "cuda_common.cuh"
 
 namespace torch_transpose {
@@ -22,10 +9,8 @@ constexpr int kNarrowMax = 16;   // widest narrow dim served: 4 warps x N x 528 
 constexpr int kNarrowWarps = 4;  // warps per block; N = 16 needs 4 x 8.4 KB of shared memory
 constexpr int kNarrowInFlight = 4;  // 16-byte loads in flight per lane
 
-// TORCH_TRANSPOSE_NARROW_KERNEL=0 sends these layouts to the flat tile kernel instead (read
-// once; for A/B timing runs).
 inline bool narrow_kernel_enabled() {
-  static const bool enabled = !env_switched_off("TORCH_TRANSPOSE_NARROW_KERNEL");
+  const bool enabled = !switch_off("narrow_kernel");
   return enabled;
 }
 
@@ -45,17 +30,8 @@ struct NarrowArgs {
   DeviceBatchIndexer batch;
 };
 
-// Warp pairs per tile (kParts = 2) for N >= kNarrowPairsMinN. H200, 2026-11-30, A/B in one call
-// over three rounds (bench/results/h200-ab-session11.md), ratio to the same process's copy:
-// 16x4194304 0.931 -> 0.968, 4194304x16 0.929 -> 0.947 (Triton's tile kernel: 0.98 and 0.96),
-// 1000000x7 1.06 -> 1.10-1.15; but 4194304x3 0.96 -> 0.86 and 3x4194304 0.97 -> 0.84 (three
-// lines split two and one between the warps, and a block barrier where a warp's was enough).
-// For N = 16 the pairs lift residency (ncu: 6 blocks a SM by shared memory -> 8 by registers,
-// 64 of them; warps active 34% -> 49%); N = 7 was not limited by shared memory and gained too.
-// N = 4..6 and 8..15 were not timed: the threshold sits between the losing 3 and the winning 7.
-// TORCH_TRANSPOSE_NARROW_PAIRS: 0 = one warp per tile, 1 = two (tests), unset = this rule.
 inline Override narrow_pairs_override() {
-  static const Override setting = env_override("TORCH_TRANSPOSE_NARROW_PAIRS");
+  const Override setting = switch_override("narrow_pairs");
   return setting;
 }
 constexpr int kNarrowPairsMinN = 7;
@@ -75,9 +51,6 @@ __device__ __forceinline__ void narrow_tile_barrier() {
   }
 }
 
-// Lines side, global -> shared: lane l moves wide positions [l*V, l*V + V) of each line,
-// kNarrowInFlight lines at a time (all of them unrolled cost 110-255 registers: 2-byte and
-// 1-byte types spilled).
 template <typename T, int kParts, bool kEvictLast>
 __device__ __forceinline__ void narrow_lines_load(const T* __restrict__ src, const NarrowArgs& args, int valid,
                                                   T* lines, int lane, int part) {
@@ -109,7 +82,6 @@ __device__ __forceinline__ void narrow_lines_load(const T* __restrict__ src, con
   }
 }
 
-// Lines side, shared -> global.
 template <typename T, int kParts>
 __device__ __forceinline__ void narrow_lines_store(T* __restrict__ dst, const NarrowArgs& args, int valid,
                                                    const T* lines, int lane, int part) {
@@ -129,9 +101,6 @@ __device__ __forceinline__ void narrow_lines_store(T* __restrict__ dst, const Na
   }
 }
 
-// Dense side, global -> shared: the tile is valid * N consecutive elements; lane l moves
-// 16-byte chunks q * 32 + l, kNarrowInFlight at a time, and scatters each element (w, n) to
-// line n, position w.
 template <typename T, int kParts, bool kEvictLast>
 __device__ __forceinline__ void narrow_dense_load(const T* __restrict__ src, const NarrowArgs& args, int valid,
                                                   T* lines, int lane, int part) {
@@ -169,7 +138,6 @@ __device__ __forceinline__ void narrow_dense_load(const T* __restrict__ src, con
   }
 }
 
-// Dense side, shared -> global: gathers each 16-byte chunk from the lines, then stores it.
 template <typename T, int kParts>
 __device__ __forceinline__ void narrow_dense_store(T* __restrict__ dst, const NarrowArgs& args, int valid,
                                                    const T* lines, int lane, int part) {
@@ -200,13 +168,6 @@ __device__ __forceinline__ void narrow_dense_store(T* __restrict__ dst, const Na
   }
 }
 
-// kDenseIn: the input is the dense side (4194304 x 16 -> 16 x 4194304, NHWC -> NCHW);
-// otherwise the output is (NCHW -> NHWC). kParts: warps per warp tile. With 1, each warp owns a
-// tile and syncs with __syncwarp; with 2, warp pairs share one (each takes every other line or
-// chunk) and the block syncs, so a block of kNarrowWarps holds half the tiles and half the
-// shared memory: more warps fit an SM where shared memory is what limits them (N = 16).
-// Every thread of a block runs the same number of loop trips, so the barriers are uniform (the
-// host emulation makes __syncwarp block-wide).
 template <typename T, bool kDenseIn, int kParts, bool kEvictLast>
 __global__ void __launch_bounds__(kNarrowWarps * 32)
 narrow_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const NarrowArgs args) {

@@ -1,50 +1,6 @@
-// Narrow transposes of N lines of 1- or 2-byte elements against dense rows of 12 to 64 bytes
-// (int8 16x16777216 <-> 16777216x16, bf16 NCHW <-> NHWC with C = 10..32 as in 16- and 32-channel
-// latents and feature maps, int8 rows of 12..64 channels).
-//
-// Why: the narrow kernel (narrow_transpose.cuh, N <= 16) serves the short ones with one
-// shared-memory access per element on the dense side (16 byte loads and 16 byte inserts for every
-// 16-byte vector) and ran int8 16x16777216 at 0.44 of copy, bf16 12x8388608 at 0.68 (bench/NOTES.md
-// v52's sweep); above 16 lines the flat, square and TMA byte tiles took them, at 0.46-0.56 (bf16
-// 24x8388608, int8 32x16777216, bf16 NCHW -> NHWC with C = 32; v57's sweep), where torch.compile
-// runs at 0.96-1.01. The interleave kernel, which permutes bytes in registers, stops at 8 lines for
-// these widths because a lane holding all lines' vectors spilled (interleave_transpose.cuh).
-//
-// How: a group of R = 4 / element bytes lines, read at the same 16-byte chunk, holds R x R
-// blocks of elements; transposing each block in registers (4x4 bytes: 8 byte permutes; 2x2
-// halves: 2) turns the group into "words": one 4-byte word per position, holding the group's R
-// elements of that position. A dense row is G = N * element bytes / 4 such words, one per group,
-// so the dense side then moves whole words and vectors:
-//   * a tile is 256 bytes of each line (16 chunk columns c of 256 int8 or 128 2-byte positions),
-//     N * 256 bytes, for a block of 4N threads: each thread moves 4 chunks on either side.
-//     Lines side: thread t owns group g of chunk column c (t = 8 (c_hi G + g) + c % 8, c_hi = c /
-//     8) and, for 2-byte elements, of column c + 8 as well, so a warp reads 8 chunks (128 bytes)
-//     of 4 groups' lines a load;
-//   * lines in: each thread loads its groups' R lines at its columns (four 16-byte loads),
-//     permutes, and stores each word into the dense tile in shared memory (4-byte stores); after
-//     the barrier the tile leaves as 16-byte vectors, 4 per thread;
-//   * dense in: the mirror (16-byte loads and shared stores, 4-byte shared loads, the same
-//     permutes, which are their own inverse, 16-byte line stores).
-// Shared memory holds the dense tile column by column: column c (kV positions, N chunks) starts
-// at chunk c * pitch. Where N is a multiple of 8 the pitch is N and a column's chunks are
-// XOR-swizzled by c % 8; otherwise (N even) the pitch is N + 1, odd. Either way a warp's word
-// accesses (8 columns x 4 groups at the same position) cover all 32 banks, and its vector
-// accesses (consecutive chunks) 8 distinct chunk slots a phase.
-// H200, same-call A/Bs by GPU time, ratio to copy (bench/NOTES.md v56, v57):
-//   * 16 lines (v56), narrow kernel -> the first version of these tiles (16 lines only, a fixed
-//     mapping): int8 16x16777216 0.44 -> 0.997, 16777216x16 0.74 -> 0.97, bf16 16x8388608 0.70 ->
-//     0.999, bf16 NCHW -> NHWC 32x16x256x256 0.65 -> 0.99, back 0.93 -> 0.99. Plain loads lost
-//     0.01-0.03 everywhere. Tiles of 256-byte lines gained up to 0.01 over 512, 1024 lost.
-//   * any N (v57), the kernels before -> these tiles: int8 12x16777216 0.43 -> 0.99, bf16
-//     12x8388608 0.68 -> 1.00, bf16 24x8388608 0.46 -> 0.99, int8 32x16777216 0.47 -> 0.99-1.00,
-//     int8 16777216x64 0.76 -> 0.95, bf16 NCHW -> NHWC 32x32x256x256 0.56 -> 0.99, back 0.57 ->
-//     0.98-0.99. Against the first version on 16 lines: small grids gained (bf16 8x16x128x128
-//     0.82 -> 0.85, int8 4x16x65536 0.84 -> 0.86), bf16 8388608x16 lost 0.015 (0.967 -> 0.952),
-//     the rest within 0.005. Columns padded for every N (no swizzle) lost 0.01 on int8
-//     16x16777216.
 #pragma once
 
-#include "../env_switch.h"
+#include "../kernel_switches.h"
 #include "cuda_common.cuh"
 #include "narrow_transpose.cuh"  // NarrowArgs: this kernel takes the narrow kernel's plans
 
@@ -68,15 +24,9 @@ template <int kElementBytes> struct NarrowWordShape {
   static constexpr int kDenseChunksPerThread = 4;
 };
 
-// The line count with a kernel of its own, N fixed at compile time (divisions by N and G, and
-// shared-memory offsets, folded into constants). v57 A/B against the kernel for any N (padded
-// columns then): small grids gained (int8 4x16x65536 0.853-0.859 -> 0.883-0.886, bf16
-// 8x16x128x128 up to +0.03), large ones within 0.006; N = 32 fixed the same way was mixed (bf16
-// 32x256x256x32 -> NCHW 0.990-0.993 -> 0.981-0.983) and has none.
-// TORCH_TRANSPOSE_NARROW_WORD_FIXED_LINES=0 gives 16 lines the kernel for any N too.
 constexpr int kNarrowWordFixedLines = 16;
 inline bool narrow_word_fixed_lines() {
-  static const bool enabled = !env_switched_off("TORCH_TRANSPOSE_NARROW_WORD_FIXED_LINES");
+  const bool enabled = !switch_off("narrow_word_fixed_lines");
   return enabled;
 }
 
@@ -90,20 +40,15 @@ inline size_t narrow_word_smem_bytes(int n) {
   return static_cast<size_t>(kNarrowWordColumns) * narrow_word_pitch(static_cast<uint32_t>(n)) * 16;
 }
 
-// Whether the loads ask L2 for 256-byte fills (load_global's kFetch256), by direction: lines in
-// gained 0.003-0.005 with them (these tiles: int8 16x16777216 0.993-0.994 -> 0.997, bf16
-// 16x8388608 0.994-0.995 -> 0.999; tiles of 512-byte lines likewise), dense in lost up to 0.008
-// here and up to 0.05 with 512-byte lines (bf16 64x128x128x16 1.02-1.03 -> 0.98-1.00).
-// TORCH_TRANSPOSE_NARROW_WORD_FETCH_256: 0 = never, 1 = both directions (tests), unset = this rule.
 inline bool narrow_word_fetch_256(bool dense_in) {
-  static const Override setting = env_override("TORCH_TRANSPOSE_NARROW_WORD_FETCH_256");
+  const Override setting = switch_override("narrow_word_fetch_256");
   return decide(setting, !dense_in);
 }
 
-// TORCH_TRANSPOSE_NARROW_WORDS: 0 = never (the narrow kernel takes the plans of up to 16 lines,
+// narrow_words: 0 = never (the narrow kernel takes the plans of up to 16 lines,
 // the flat, square and TMA byte tiles longer ones), 1 or unset = whenever the plan fits.
 inline Override narrow_word_override() {
-  static const Override setting = env_override("TORCH_TRANSPOSE_NARROW_WORDS");
+  const Override setting = switch_override("narrow_words");
   return setting;
 }
 
@@ -149,11 +94,6 @@ struct NarrowWordLayout {
   }
 };
 
-// kDenseIn: the input is the dense side (16777216 x 16 -> 16 x 16777216, NHWC -> NCHW).
-// Grid: x walks tiles along the wide dim, y the batch items; `valid` positions of the last tile
-// (the wide dim is whole chunks: make_narrow_word_grid) are moved, the rest of it masked. Block:
-// narrow_word_threads(N), dynamic shared memory narrow_word_smem_bytes(N).
-// kLines: N where it is fixed at compile time (kNarrowWordFixedLines), 0 for any N.
 template <typename T, bool kDenseIn, bool kEvictLast, bool kFetch256, int kLines>
 __global__ void __launch_bounds__(kNarrowWordMaxThreads, kNarrowWordMinBlocks)
 narrow_word_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const NarrowArgs args) {

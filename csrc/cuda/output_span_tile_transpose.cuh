@@ -1,34 +1,6 @@
-// Output span tiles: transposes whose output rows are short (at most kSpanMaxRowElems elements
-// along b) and packed back to back (out_sa == size_b), from input rows on the 16-byte grid: the
-// mirror of span tiles (span_tile_transpose.cuh). NHWC -> NCHW at a small spatial grid is one
-// (ResNet's last stage in the backward of its NCHW -> NHWC: bf16 128x7x7x2048, output rows of
-// 49), as are a batch of short matrices' transposes into rows of 32-256 elements.
-//
-// Why: the square and realign window tiles cover b in tiles of 64-128 elements, so an output row
-// of 49 or 100 left most of each tile idle, and their stores were narrow. H200, GPU time, ratio
-// to copy (bench/NOTES.md v52): bf16 128x7x7x2048 -> NCHW 0.33 (torch.compile 0.73), int8 0.12
-// (compile 0.43), int8 100x1048576 transposed 0.32 (compile 0.56). Here 0.85, 0.50 and 0.84
-// (output_span_tiles_by_default has the A/B).
-//
-// A tile is kTileA consecutive output rows (a0 .. a0 + na - 1) of one batch item: one contiguous
-// output span of na * size_b elements, whatever size_b is.
-// * Load: for every b, the segment a0 .. a0 + na - 1 of input row b goes to shared row b as
-//   whole 16-byte chunks, the segment's first element at the row's start. Where every segment
-//   starts on the 16-byte grid (output_span_input_on_grid) the chunks go by asynchronous copies,
-//   and a ragged tail (the last tile of a row whose size_a is no multiple of a vector) element
-//   by element, so nothing past the row is read. Otherwise (ViT's attention maps, bf16 rows of
-//   197) each segment is read as the aligned chunks that cover it and shifted into place in
-//   registers (load_realigned_output_span_tile). Shared row b holds its chunks in an order
-//   swizzled by b (chunk_slot), so that the store phase's lanes, which read rows kV apart in the
-//   same column, spread over eight 16-byte bank groups rather than one.
-// * Store: the span is cut on the 16-byte grid; each thread gathers one aligned 16-byte vector
-//   of it (kV consecutive span elements: column a, rows b, b + 1, .. of shared memory, wrapping
-//   to the next a past size_b) and stores it whole; the span's first and last vectors, where
-//   the span starts or ends inside a vector, go element by element, so nothing outside the
-//   output view is written. A warp's stores thus write 512 contiguous bytes.
 #pragma once
 
-#include "../env_switch.h"
+#include "../kernel_switches.h"
 #include "cuda_common.cuh"
 #include "realign_window_tile_transpose.cuh"
 #include "span_tile_transpose.cuh"
@@ -36,10 +8,8 @@
 
 namespace torch_transpose {
 
-// TORCH_TRANSPOSE_OUTPUT_SPAN_TILES: 1 = every plan the kernel fits (tests, A/B runs), 0 = none,
-// unset = output_span_tiles_by_default.
 inline Override output_span_tile_override() {
-  static const Override setting = env_override("TORCH_TRANSPOSE_OUTPUT_SPAN_TILES");
+  const Override setting = switch_override("output_span_tiles");
   return setting;
 }
 
@@ -92,32 +62,16 @@ inline bool output_span_input_on_grid(const LayoutPlan& plan, const FastDims& f,
   return f.in_sb % v == 0 && in_address % 16 == 0 && plan.batch_strides_multiple_of(plan.in_strides, v);
 }
 
-// TORCH_TRANSPOSE_OUTPUT_SPAN_REALIGN: 1 = plans whose input rows are off the 16-byte grid take
+// output_span_realign: 1 = plans whose input rows are off the 16-byte grid take
 // output span tiles wherever the switch above (or its rule) gives them, 0 = none does (square,
 // window and realign window tiles, as before), unset = output_span_realign_by_default.
 inline Override output_span_realign_override() {
-  static const Override setting = env_override("TORCH_TRANSPOSE_OUTPUT_SPAN_REALIGN");
+  const Override setting = switch_override("output_span_realign");
   return setting;
 }
 
-// Which plans with input rows off the 16-byte grid take output span tiles (realigned loads) by
-// rule: 1- and 2-byte ones. H200, same-call A/B by GPU time, ratio to copy, realign window tiles
-// -> these (first build, bench/NOTES.md v53): bf16 64x12x197x197 0.53 -> 0.66, int8 0.40 ->
-// 0.51, bf16 128x7x7x2049 -> NCHW 0.31 -> 0.69, int8 0.12 -> 0.41; fp32 ones lost to window
-// tiles (64x12x197x197 0.89 -> 0.79, 128x7x7x2049 0.86 -> 0.83).
 inline bool output_span_realign_by_default(int element_bytes) { return element_bytes <= 2; }
 
-// Which plans take output span tiles unless the switch says otherwise: 1-, 2- and 4-byte plans
-// whose output rows are not whole 16-byte vectors (span tiles' rule, mirrored, and 4-byte ones,
-// which took window tiles). H200, same-call A/B by GPU time, ratio to copy, switch off -> rule
-// (bench/NOTES.md v52, results/h200-ab-session49.md): bf16 128x7x7x2048 -> NCHW 0.33 -> 0.84-0.86,
-// int8 0.12 -> 0.49-0.51, bf16 49x1048576 transposed 0.33 -> 0.95-0.97, fp16 100x1048576 0.68 ->
-// 0.97, int8 0.32 -> 0.84, bf16 128x14x14x512 -> NCHW 0.77 -> 0.85, fp16 64x14x14x768 0.71-0.73
-// -> 0.75, fp16 64x10x10x768 0.61 -> 0.67, int8 64x14x14x768 0.33 -> 0.47; fp32 (one round)
-// 128x7x7x2048 0.82 -> 0.95, 49x1048576 0.84 -> 0.98, 64x7x7x768 0.66 -> 0.78, 50x1048576 0.90 ->
-// 0.99, 128x5x10x1024 0.82 -> 0.88. Plans of whole vectors lost when forced (int8 256x1048576
-// 0.99 -> 0.86, fp16 256x8x8x4096 -> NCHW 1.00 -> 0.97); bf16 32x1048576 (rows of 4 whole
-// vectors: 0.58 on square tiles, 0.88 here) is left as a lead.
 inline bool output_span_tiles_by_default(int element_bytes, int vector_elems) {
   return element_bytes <= 4 && vector_elems * element_bytes < 16;
 }
@@ -168,14 +122,6 @@ __device__ __forceinline__ void load_output_span_tile(const T* segments, int64_t
   }
 }
 
-// Realigned loads: passes of rows whose loads are in flight at once (a tile of one line has
-// 32 rows a pass), and the blocks per SM the kernel is built for (its register bound: 46 registers
-// at 5 blocks, where 8 passes took 70-80 and 3 blocks). Occupancy won over loads in flight. H200,
-// same-call A/B by GPU time, two rounds, ratio to copy, passes / blocks 8 / 3 -> 8 / 4 -> 4 / 5
-// (bench/NOTES.md v53): bf16 64x12x197x197 0.64 -> 0.68 -> 0.68, bf16 1024x12x50x50 0.32 -> 0.38 ->
-// 0.44, bf16 64x16x131x131 0.53 -> 0.56 -> 0.59, bf16 128x7x7x2049 -> NCHW 0.69 -> 0.72 -> 0.73,
-// int8 0.40 -> 0.44 -> 0.47; next call, 4 / 5 against 4 / 6 (40 registers) and 2 / 8 (32, and
-// 16 bytes of spills): level with 4 / 6, 2 / 8 lost 0.01-0.09 on all but 50 x 50 (+0.03).
 constexpr int kRealignedLoadPasses = 4;
 constexpr int kRealignedBlocksPerSm = 5;
 
@@ -261,11 +207,7 @@ __device__ __forceinline__ void load_realigned_output_span_tile(const T* segment
 // The kV elements of a whole vector at span index p0: rows b .. of column a, and past the row's
 // end (m = size_b - b elements in) rows 0 .. of column a + 1. The rows lie kRowElems apart in
 // shared memory and their chunk slots take at most three offsets: the swizzle (b / kV) % 8 up
-// to the next multiple of kV, the next swizzle, and column a + 1's first rows (swizzle 0). One
-// offset for each, so that each element costs two selects and a load whose row offset is an
-// immediate, with no branch that splits a warp (the element-by-element walk with a wrap test
-// cost about 10 instructions an element; a fast path for vectors inside one row lost where a
-// warp held both kinds: bench/NOTES.md v52).
+// to the next multiple of kV, the next swizzle, and column a + 1's first rows (swizzle 0).
 template <typename T, int kChunks>
 __device__ __forceinline__ uint4 gather_span_vector(const uint4* rows, uint32_t p0, const OutputSpanTileArgs& args) {
   constexpr int kV = 16 / static_cast<int>(sizeof(T));
@@ -312,8 +254,6 @@ __device__ __forceinline__ void store_span_vector(T* span, int head, int len, in
 // taking vectors t, t + kThreads, ..: a warp stores 512 contiguous bytes. Its lanes read one
 // column (or a few, for short rows) in rows kV apart, which the chunk swizzle spreads over 8 of
 // the 32 banks: up to 4 wavefronts a load where a warp's vectors lie in one or two output rows.
-// Word streams, four groups of 8 lanes each a few columns on (32 banks), lost 0.01-0.06
-// everywhere but one 1-byte plan of 1-line tiles (+0.07; bench/NOTES.md v52).
 template <typename T, int kLines>
 __device__ __forceinline__ void store_output_span_tile(T* span, int na, const OutputSpanTileArgs& args, const uint4* rows) {
   using Shape = SpanShape<sizeof(T), kLines>;
@@ -347,10 +287,7 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 // The same from input rows off the grid: realigned loads, built for kRealignedBlocksPerSm blocks
-// per SM. A kernel of its own rather than a template flag of the one above: with one kernel for
-// both, ptxas laid out the aligned path's code differently (same instruction count) and it lost
-// 0.06-0.07 of copy (H200, same call, bf16 49x1048576 0.95 -> 0.89, fp16 100x1048576 0.97 ->
-// 0.90, bf16 128x7x7x2048 -> NCHW 0.85 -> 0.79; bench/NOTES.md v53).
+// per SM.
 template <typename T, int kLines, bool kEvictLast>
 __global__ void __launch_bounds__(kThreads, kRealignedBlocksPerSm)
     realigned_output_span_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out,

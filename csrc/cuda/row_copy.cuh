@@ -1,17 +1,13 @@
 // Copies for plans whose input and output share their fastest dim (kind Copy): every batch
 // index names a row of `n` elements, strided by in_sb and out_sb.
 // * Long rows: each block copies a chunk of one row, 16-byte vectors when aligned.
-// * Short rows of whole 16-byte vectors (BSHD -> BHSD has 128-element rows): one vector per
-//   thread, each thread finding its row by division (row_vector_copy_kernel).
-// * Other short rows: a block copies many rows at once, a power-of-two group of lanes per row,
-//   so no lane idles for want of row length (row_group_copy_kernel).
 #pragma once
 
 #include <algorithm>
 #include <type_traits>
 #include <utility>
 
-#include "../env_switch.h"
+#include "../kernel_switches.h"
 #include "cuda_common.cuh"
 
 namespace torch_transpose {
@@ -61,9 +57,7 @@ row_chunk_copy_kernel(const T* __restrict__ in, T* __restrict__ out, const CopyA
     } else if (V > 1) {
       // A row's last chunk, shorter than kChunk: its whole vectors by the same unrolled loads,
       // each guarded, then the few elements after the last whole vector (V > 1 means unit
-      // strides and vector-aligned row starts: choose_vector_elems). Rows shorter than one
-      // chunk are all last chunk: before, they went element by element, and bf16 video frames
-      // (rows of 56 x 56 = 3136 elements) ran at 0.65 of copy (bench/NOTES.md v43).
+      // strides and vector-aligned row starts: choose_vector_elems).
       const Index j1 = static_cast<Index>(min(args.n, static_cast<int64_t>(j0) + kChunk));
       const Index whole_end = j0 + (j1 - j0) / V * V;
       Vec<T, V> v[kCopyUnroll];
@@ -85,15 +79,12 @@ row_chunk_copy_kernel(const T* __restrict__ in, T* __restrict__ out, const CopyA
   }
 }
 
-// TORCH_TRANSPOSE_ROW_RUNS=0 locates every row by division (read once; for A/B timing runs and
-// tests of that path).
 inline bool row_runs_enabled() {
-  static const bool enabled = !env_switched_off("TORCH_TRANSPOSE_ROW_RUNS");
+  const bool enabled = !switch_off("row_runs");
   return enabled;
 }
 
-// Rows in flight per thread. 8 raised registers from 64 to 104 (16-byte vectors) and dropped
-// BSHD->BHSD from 0.95 to 0.71 of copy on the H200 (2026-11-29): occupancy beat depth here.
+// Rows in flight per thread.
 constexpr int kRowsInFlight = 4;
 
 // Each lane owns at most one V-vector of a row (lanes >= vectors per row by construction) and
@@ -101,16 +92,7 @@ constexpr int kRowsInFlight = 4;
 //
 // Row runs (Args = CopyRunArgs): when the last batch dim's size is a multiple of a group's rows
 // (kRowsInFlight passes of threads / lanes rows), every group lies in one run of that dim and is
-// whole, so a thread locates the group's first row once and steps by that dim's strides. The
-// batch indexer otherwise costs a magic-number division per batch dim and row, for one 16-byte
-// access per row. H200, 2026-11-30, same-call A/Bs (bench/NOTES.md v10): BSHD->BHSD 0.95 -> 0.98
-// of copy, (1, 0, 2) on 1024x1024x64 0.94 -> 0.95.
-// Both paths stay in the run kernel behind the run-time flag, although the launcher sets it
-// whenever it picks that kernel: compiled as their own instantiation, without the dividing
-// path (fewer registers: bf16 47 instead of 70), the runs ran BSHD at 0.88, and the SASS showed
-// why: 3 loads, their stores, then the 4th load (here all 4 loads come first). Compiled apart
-// from the runs (Args = CopyArgs), the dividing path keeps its own registers: behind the flag
-// it took 70 instead of 64 for bf16, and BSHD fell to 0.92 on it.
+// whole, so a thread locates the group's first row once and steps by that dim's strides.
 template <typename T, int V, typename Index, typename Args>
 __global__ void __launch_bounds__(kThreads)
 row_group_copy_kernel(const T* __restrict__ in, T* __restrict__ out, const Args args) {
@@ -165,11 +147,7 @@ row_group_copy_kernel(const T* __restrict__ in, T* __restrict__ out, const Args 
 }
 
 // Short rows, one V-vector per thread and one pass per block: a thread divides its linear
-// index by the vectors per row, then the row index by each batch dim. Few registers, so 8
-// blocks of 256 threads fit an SM, where row_group_copy's 4 rows in flight per thread (70-74
-// registers) held it to 3. ncu, H200 (bench/NOTES.md v14): torch.compile's generated copy for
-// BSHD -> BHSD works this way (16 registers, 81% of warps active) and moved the bytes in
-// 130.2 us against row_group_copy's 131.6; for (1, 0, 2) on 1024x1024x64, 131.9 against 136.1.
+// index by the vectors per row, then the row index by each batch dim.
 struct VectorRowArgs {
   int64_t in_sb, out_sb;  // element stride within a row on each side (1 when V > 1)
   int64_t total_vectors;  // below 2^31 (make_vector_row_args)
@@ -191,37 +169,22 @@ row_vector_copy_kernel(const T* __restrict__ in, T* __restrict__ out, const Vect
       *reinterpret_cast<const Vec<T, V>*>(in + in_off + j * args.in_sb);
 }
 
-// TORCH_TRANSPOSE_MEDIUM_ROWS=0 keeps rows of more vectors than a block has threads (up to one
-// chunk) on row_chunk_copy instead of row_vector_copy (read once; A/B runs, tests of that path).
 inline bool medium_rows_enabled() {
-  static const bool enabled = !env_switched_off("TORCH_TRANSPOSE_MEDIUM_ROWS");
+  const bool enabled = !switch_off("medium_rows");
   return enabled;
 }
 
-// TORCH_TRANSPOSE_VECTOR_ROWS=0 keeps short rows on row_group_copy, =1 sends every short-row
-// plan that the kernel can take to row_vector_copy (A/B runs, tests of either kernel).
 inline Override vector_rows_override() {
-  static const Override setting = env_override("TORCH_TRANSPOSE_VECTOR_ROWS");
+  const Override setting = switch_override("vector_rows");
   return setting;
 }
 
 // The order in which row_vector_copy walks the rows. Its threads take rows in the batch
 // indexer's order, last dim fastest: the output's order, so its stores fill whole runs of the
-// output while the loads go where the input has those rows. When the rows that are in flight at
-// once lie scattered in the input, walking them in the input's order instead can leave both sides
-// in long runs. ViT's fused QKV split (bf16 64x197x3x12x64 -> 3x64x12x197x64, 128-byte rows): in
-// output order the rows in flight (the inner dims s, h and part of b) meet the input in runs of 12
-// rows (h, then t lies outside the window), in input order the output in runs of 2364 (s, h).
-// H200, same call, two rounds, ours / copy by GPU time (bench/NOTES.md v51): 0.917 / 0.915 ->
-// 0.942 / 0.942; bf16 16x1024x3x12x64 0.919 / 0.915 -> 0.938 / 0.943; fp32 64x197x3x12x64 0.956 /
-// 0.953 -> 0.962 / 0.958. Where the output order already meets the input in long runs (ViT-B
-// heads 64x197x12x64, video NCTHW -> NTCHW) the input order read level (0.902-0.969 against
-// 0.904-0.968), and the rule keeps the output order there.
+// output while the loads go where the input has those rows.
 
-// TORCH_TRANSPOSE_ROW_WALK: 0 = output order, 1 = input order, unset = the rule
-// (walk_rows_in_input_order; read once: A/B runs, tests of each walk).
 inline Override row_walk_override() {
-  static const Override setting = env_override("TORCH_TRANSPOSE_ROW_WALK");
+  const Override setting = switch_override("row_walk");
   return setting;
 }
 
@@ -269,10 +232,6 @@ inline BatchIndexer in_input_order(const BatchIndexer& batch) {
 // Whether row_vector_copy walks a plan's rows in input order: where that walk meets the output in
 // longer runs than the output order meets the input, within the rows in flight at once (one
 // vector per thread, 2048 threads per SM), counting runs of kLongRowRun bytes or more as long:
-// video NCTHW -> NTCHW (rows of 6 KB) read level in either walk (0.959-0.965 of copy). The rule
-// takes rows of unit stride on both sides only (n elements each: a far side's rows chain from
-// n); the switch forces either walk on every plan of two or more batch dims. `by_input` is
-// in_input_order(batch), which the caller keeps for the walk.
 constexpr int64_t kLongRowRun = 4096;
 inline bool walk_rows_in_input_order(const CopyShape& copy, const BatchIndexer& batch, const BatchIndexer& by_input,
                                      int64_t vectors_per_row, int64_t element_bytes, int sm_count) {

@@ -1,56 +1,25 @@
 // Span tiles: transposes whose input rows are short (at most kSpanMaxRowElems elements along a)
 // and packed back to back (in_sb == size_a), as an NCHW activation with a small H x W becomes
 // NHWC: ResNet's last stage (2048 channels of 7 x 7), ViT-B's patch grid (768 of 14 x 14).
-//
-// Why: the square and realign window tiles cover a in tiles of 64-128 elements, so a fast dim of
-// 49 left most of each tile idle, and rows of 98 or 392 bytes start off the 16-byte grid, so their
-// loads were narrow. H200 (bench/results/h200-models.md, session 40): bf16 128x2048x7x7 -> NHWC
-// 0.61 of copy, fp16 64x768x14x14 0.71. Here 0.85 (span_tiles_by_default has the A/B); still
-// short of copy. ncu, one launch (bf16 128x2048x7x7): DRAM at 37-43% of peak, the reads at about
-// 1.6 TB/s: a block loads its span, waits, then stores, with at most 8 blocks (50-200 KB) per SM
-// in flight. Two ways to overlap a block's stores with its loads lost (bench/NOTES.md v44, v45):
-// a second buffer on a persistent grid (session 41), and a span loaded and stored in 2 or 4
-// parts (session 42). Whole-line stores (session 45, v48: span_whole_lines_by_default) lifted
-// the larger 2-byte grids by 0.01-0.03 (ViT-B's patches 0.84-0.87 by GPU time); what holds these
-// tiles below 0.9 is still open.
-//
-// A tile here is every element of kTileB consecutive input rows (b0 .. b0 + kTileB - 1): one
-// contiguous span of nb * size_a elements, whatever size_a is.
-// * Load: the span is read as the 16-byte-aligned chunks inside it, each with one vector load,
-//   into shared memory at its own offset from the 16-byte grid (`head` elements), so the shared
-//   copy is the span byte for byte. The at most kV - 1 elements before the first whole chunk and
-//   after the last one go element by element: nothing outside the span is read.
-// * Store: output row a of the tile is kTileB elements (kLines x 128 bytes) from b0; each thread
-//   gathers one 16-byte vector of it (kV elements, size_a apart in shared memory) and stores it
-//   whole. Two lane mappings (store_span_tile; span_whole_lines_by_default picks): lanes in pairs
-//   along b and 16 pairs along a (a warp store writes one sector of each of 16 rows; at most 2.25
-//   wavefronts per shared load), or whole lines, 8 lanes along b and 4 rows along a (a warp store
-//   writes four whole lines), each lane's gather rotated so that the 8 lanes of a line read other
-//   banks (span_gather_banks.h models the conflicts and picks the rotation).
-// Output rows must allow 16-byte stores: out_sb == 1, the base, out_sa and the batch strides on
-// the 16-byte grid (span_tiles_fit). The last tile along b may be partial: its vectors past nb
-// are skipped, and a vector that nb cuts goes element by element.
 #pragma once
 
 #include <algorithm>
-#if defined(TORCH_TRANSPOSE_CUDA_ON_HOST)
+#if defined(TT_CUDA_ON_HOST)
 #include <cstring>
 #include <deque>
 #include <utility>
 #include <vector>
 #endif
 
-#include "../env_switch.h"
+#include "../kernel_switches.h"
 #include "cuda_common.cuh"
 #include "span_gather_banks.h"
 #include "tile_order.cuh"
 
 namespace torch_transpose {
 
-// TORCH_TRANSPOSE_SPAN_TILES: 1 = every plan the kernel fits (tests, A/B runs), 0 = none, unset =
-// span_tiles_by_default.
 inline Override span_tile_override() {
-  static const Override setting = env_override("TORCH_TRANSPOSE_SPAN_TILES");
+  const Override setting = switch_override("span_tiles");
   return setting;
 }
 
@@ -72,39 +41,26 @@ template <int E, int kLines> struct SpanShape {
 // A tile's span of kLines x 128 bytes per input row is at most this.
 constexpr int64_t kSpanMaxBytes = 40 * 1024;
 
-// TORCH_TRANSPOSE_SPAN_LINES=1, 2 or 4 sets the lines per output row wherever the span fits
-// max_bytes (A/B runs); unset or 0, the most that fit.
 inline int span_tile_lines(int64_t size_a, int64_t max_bytes) {
-  static const long long forced = env_int_in_range("TORCH_TRANSPOSE_SPAN_LINES", 0, 4, 0);
+  const long long forced = switch_int_in_range("span_lines", 0, 4, 0);
   const int most = 512 * size_a <= max_bytes ? 4 : 256 * size_a <= max_bytes ? 2 : 1;
   return forced == 1 || forced == 2 || forced == 4 ? std::min(static_cast<int>(forced), most) : most;
 }
 
-// TORCH_TRANSPOSE_SPAN_WHOLE_LINES: 1 = the store phase writes whole lines (four 128-byte lines
+// span_whole_lines: 1 = the store phase writes whole lines (four 128-byte lines
 // per warp store) on every span tile plan, 0 = lanes in pairs along b everywhere (a sector of 16
 // rows per warp store), unset = span_whole_lines_by_default.
 inline Override span_whole_lines_override() {
-  static const Override setting = env_override("TORCH_TRANSPOSE_SPAN_WHOLE_LINES");
+  const Override setting = switch_override("span_whole_lines");
   return setting;
 }
 
-// Which span tile plans store whole lines unless the switch says otherwise: 2-byte ones of at
-// least 4 tiles per SM. H200, same-call A/Bs by GPU time, ratio to copy, pairs -> whole lines
-// (bench/NOTES.md v48, results/h200-ab-session45.md), 768-1024 tiles: fp16 64x768x14x14 (ViT-B
-// patches) 0.80-0.85 -> 0.84-0.87, fp16 256x384x10x10 0.82-0.85 -> 0.84-0.88, bf16 128x512x14x14
-// 0.85-0.86 -> 0.86, fp16 64x768x13x13 0.77-0.79 -> 0.78-0.80, bf16 128x2048x7x7 level
-// (0.86-0.89 / 0.87). Grids of 128-256 tiles lost (bf16 32x256x15x15 0.645 -> 0.60, bf16
-// 64x1024x5x7 0.70 -> 0.65, fp16 64x768x6x9 0.66 -> 0.60), as did 1-byte plans at any size (int8
-// 64x768x14x14 0.655 -> 0.56): with one or two blocks per SM the longer chain per vector (the
-// rotated gather and the byte rotation) is what the SM waits on, not the shared loads' conflicts.
 inline bool span_whole_lines_by_default(int element_bytes, int64_t tiles, int sm_count) {
   return element_bytes == 2 && tiles >= 4 * static_cast<int64_t>(sm_count);
 }
 
-// TORCH_TRANSPOSE_SPAN_ROTATION=0..15 forces the whole-line gather's rotation step (taken modulo
-// the elements per vector; tests, A/B runs); unset, span_rotation_step's model chooses it.
 inline int span_rotation_override() {
-  static const int forced = static_cast<int>(env_int_in_range("TORCH_TRANSPOSE_SPAN_ROTATION", 0, 15, -1));
+  const int forced = static_cast<int>(switch_int_in_range("span_rotation", 0, 15, -1));
   return forced;
 }
 
@@ -133,14 +89,6 @@ inline bool span_tiles_fit(const LayoutPlan& plan, const FastDims& f, uintptr_t 
          f.out_sa % v == 0 && out_address % 16 == 0 && plan.batch_strides_multiple_of(plan.out_strides, v);
 }
 
-// Which plans take span tiles unless the switch says otherwise: 1- and 2-byte plans whose input
-// rows are not whole 16-byte vectors. H200, same-call A/B by GPU time, ratio to copy, two rounds,
-// switch off -> rule (bench/NOTES.md v44, results/h200-ab-session41.md): bf16 128x2048x7x7
-// 0.60 -> 0.85, fp16 64x768x14x14 0.71-0.75 -> 0.84-0.87, bf16 128x512x14x14 0.72 -> 0.83,
-// fp16 256x384x10x10 0.72 -> 0.84, int8 128x2048x7x7 0.45 -> 0.59-0.63. 4-byte plans lost
-// to window tiles (fp32 128x2048x7x7 1.00 -> 0.90, fp32 1000000x37 0.96 -> 0.92), and every
-// plan of whole vectors lost when forced (bf16 128x1024x8x8 1.04 -> 0.79, fp32 64x768x14x14
-// 0.94 -> 0.85, bf16 K transposed 8x32x4096x128 0.966 -> 0.935).
 inline bool span_tiles_by_default(int element_bytes, int vector_elems) {
   return element_bytes <= 2 && vector_elems * element_bytes < 16;
 }
@@ -160,14 +108,8 @@ inline int span_tile_rotation_step(int element_bytes, int64_t size_a, int lines)
 }
 
 // A 16-byte copy from global to shared memory that needs no register: the SM's asynchronous copy
-// (cp.async, LDGSTS). A block thus has its whole span in flight at once, where loads into
-// registers stopped at a few per thread: H200, the first version loaded 4 vectors per thread
-// per batch (57 registers, 4 blocks per SM) and ran fp32 128x2048x7x7 at 0.75 of copy, where
-// window tiles reach 1.0 (bench/NOTES.md v44).
-// On the host the copy waits in its thread's queue until wait_chunk_copies lets its group land,
-// and its destination reads poison until then: a store phase that reads chunks before their
-// wait fails the host tests, as it would race on the GPU.
-#if defined(TORCH_TRANSPOSE_CUDA_ON_HOST)
+// (cp.async, LDGSTS).
+#if defined(TT_CUDA_ON_HOST)
 namespace host_emulation {
 struct PendingChunkCopies {
   using Group = std::vector<std::pair<uint4*, const uint4*>>;
@@ -183,7 +125,7 @@ inline PendingChunkCopies& pending_chunk_copies() {
 
 template <bool kEvictLast>
 __device__ __forceinline__ void copy_chunk_async(uint4* shared_dst, const uint4* src) {
-#if defined(TORCH_TRANSPOSE_CUDA_ON_HOST)
+#if defined(TT_CUDA_ON_HOST)
   std::memset(static_cast<void*>(shared_dst), 0xA5, sizeof(uint4));
   host_emulation::pending_chunk_copies().open.emplace_back(shared_dst, src);
 #else
@@ -200,7 +142,7 @@ __device__ __forceinline__ void copy_chunk_async(uint4* shared_dst, const uint4*
 
 // Closes this thread's group of asynchronous copies issued since the last one.
 __device__ __forceinline__ void commit_chunk_copies() {
-#if defined(TORCH_TRANSPOSE_CUDA_ON_HOST)
+#if defined(TT_CUDA_ON_HOST)
   auto& copies = host_emulation::pending_chunk_copies();
   copies.committed.push_back(std::move(copies.open));
   copies.open.clear();
@@ -213,7 +155,7 @@ __device__ __forceinline__ void commit_chunk_copies() {
 // it makes every thread's visible.
 template <int kPending>
 __device__ __forceinline__ void wait_chunk_copies() {
-#if defined(TORCH_TRANSPOSE_CUDA_ON_HOST)
+#if defined(TT_CUDA_ON_HOST)
   auto& copies = host_emulation::pending_chunk_copies();
   while (copies.committed.size() > static_cast<size_t>(kPending)) {
     for (const auto& [dst, src] : copies.committed.front()) *dst = *src;
@@ -302,9 +244,7 @@ __device__ __forceinline__ void store_ragged(const RaggedElement<T>& r, int head
 // kWholeLines: a warp's 32 lanes take 4 rows a by the 8 vectors of one 128-byte line each, so
 // every warp store writes whole lines; lane s reads its vector's elements rotated by
 // (s * rotation_step) % kV (span_gather_banks.h), so that the 8 sides' shared loads spread over
-// the banks, and rotates the packed vector back (realign_chunk). Otherwise lanes go in pairs along b (one whole 32-byte sector per pair) and 16
-// pairs along a: with size_a apart elements along a pair's neighbours, that keeps a warp's
-// shared reads at about 1.4 wavefronts each on average over size_a in 32..320, at most 2.25.
+// the banks, and rotates the packed vector back (realign_chunk).
 template <typename T, int kLines, bool kWholeLines>
 __device__ __forceinline__ void store_span_tile(const SpanTileAt<T>& at, const SpanTileArgs& args, const uint4* chunks) {
   using Shape = SpanShape<sizeof(T), kLines>;

@@ -1,38 +1,20 @@
 // What the tile kernels (tile_transpose, window_tile_transpose, realign_window_tile_transpose)
 // share: their arguments and the order in which they walk their tiles: dim b fastest, then dim
 // a, then batch items;
-// one tile index -> (item, ta, tb) with 32-bit magic-number division (fast_divmod.cuh) when
-// every index is below 2^31.
-//
-// The 64-bit `%` and `/` this replaced cost ~100 instructions each, per tile and thread. With
-// this walk the 14 large squares ran 0.4-1.8% of copy higher than in the previous full suite
-// (H200, 2026-11-30; different runs, so partly noise).
-// Walking bands of tile rows along a instead, so that blocks that run together read ~2 KB of
-// each input row rather than 256-512 bytes, lost 1-2% of copy on every square in a same-run
-// A/B (bench/results/h200-ab-tile-band-*.md); not kept.
 #pragma once
 
-#include "../env_switch.h"
+#include "../kernel_switches.h"
 #include "cuda_common.cuh"
 
 namespace torch_transpose {
 
 // Tile streams: consecutive blocks take their tiles from K streams, each a contiguous 1/K of the
-// walk, so that the tiles resident at once lie in K bands of the tensors instead of one. Only
-// 8-byte square tiles of 1 GiB or more take them (4 streams): H200, same-call A/B, fp64 and
-// complex64 16384² 0.937-0.938 and 0.919 with one stream, 0.944 with grids capped at 64 blocks
-// per SM (whose blocks drift apart into several bands; capped won three A/Bs of four over
-// sessions 12-14), 0.956-0.957 with 4 streams, 0.945-0.946 with 16. Every other case lost
-// with streams (fp32 8192² 0.973 -> 0.963 with 4, 16384² 0.974 -> 0.955; fp64 8192² 0.971 ->
-// 0.963-0.967), as it did with tiles walked in groups of tile rows (session 14) or bands (v7):
-// why one band suits all but the largest 8-byte tiles is not known (bench/NOTES.md v16).
-// TORCH_TRANSPOSE_TILE_STREAMS=K (1, 2, 4, ... 64) sets K for every full-width vector square
-// tile plan instead (A/B runs and tests).
+// walk, so that the tiles resident at once lie in K bands of the tensors instead of one.
 constexpr int kWideTileStreamShift = 2;           // 4 streams
 constexpr int64_t kWideTileStreamsMinTiles = 32768;  // 64 x 64 tiles of 8 bytes: 1 GiB
 
 inline int tile_stream_shift(int64_t tiles, int element_bytes) {
-  static const long long forced = env_int_in_range("TORCH_TRANSPOSE_TILE_STREAMS", 0, 64, 0);
+  const long long forced = switch_int_in_range("tile_streams", 0, 64, 0);
   if (forced > 0) {
     int log2 = 0;
     while ((1LL << (log2 + 1)) <= forced) ++log2;
@@ -59,7 +41,6 @@ struct TileOrder {
     return order;
   }
 
-  // Tile t -> batch item, tile row ta (along a) and tile column tb (along b).
   __device__ __forceinline__ void locate(int64_t t, int64_t& item, int64_t& ta, int64_t& tb) const {
     if (fits_32) {
       uint32_t rest, q, r;

@@ -11,38 +11,28 @@
 //   symmetric under the transpose, for load and store.
 #pragma once
 
-#include "../env_switch.h"
+#include "../kernel_switches.h"
 #include "cuda_common.cuh"
 #include "tile_order.cuh"
 
 namespace torch_transpose {
 
-// Tile side in elements: each tile row is at least one 128-byte line for every width, and
-// 2-byte tiles are 128 wide so that each thread keeps 8 vector loads in flight (64x64 bf16
-// tiles left only 2 and reached 0.81 of copy on the H200, 2026-11-29).
-// 8-byte tiles are 64 wide for the same reason (32x32 left 2 loads in flight: 0.88 of copy).
 template <int E> struct TileShape { static constexpr int kTile = E <= 2 ? 128 : (E <= 8 ? 64 : 32); };
 template <int E> struct TilePad { static constexpr int kPad = E >= 4 ? 1 : 4 / E; };
 
 // On sm_90 and newer, 1-byte plans with 16-byte vectors go to the copy engine's tiles first
 // (tma_byte_tile_transpose.cuh); these byte tiles serve the plans it refuses (two or more batch
-// dims, older GPUs, TORCH_TRANSPOSE_TMA_TILE=0).
+// dims, older GPUs, TORCH_TRANSPOSE_KERNELS=tma_tile=0).
 // 1-byte tiles with 16-byte vectors can be 256 x 256 instead: each tile row is then 256 bytes,
-// two lines, on both sides. The 128-byte rows of 128 x 128 byte tiles were the one thing 1-byte
-// tiles (0.91-0.93 of copy) did not share with 2- and 4-byte tiles (256-byte rows, 0.95-0.97);
-// more bytes in flight per SM and byte permutes in the store phase had gained nothing
-// (bench/NOTES.md). Measured on the H200 (A/B, one call): int8 16384^2 0.897 -> 0.936, but
-// int8 8192^2 0.915 -> 0.845. Only the 16384^2 case has many tiles per resident block (4096
-// tiles, 2 blocks per SM: 15 rounds; 8192^2: 4), so wide tiles are kept to plans with at
-// least 12 rounds; why fewer rounds lose is not known.
+// two lines, on both sides.
 constexpr int kWideByteTile = 256;
 constexpr int kWideByteTileBlocksPerSm = 2;  // __launch_bounds__ below, and 66.5 KB of shared memory each
 constexpr int kWideByteTileMinRounds = 12;
 
-// TORCH_TRANSPOSE_WIDE_BYTE_TILE: 0 = never, 1 = whenever the sizes allow (tests), unset = by
+// wide_byte_tile: 0 = never, 1 = whenever the sizes allow (tests), unset = by
 // the rule above.
 inline Override wide_byte_tile_override() {
-  static const Override setting = env_override("TORCH_TRANSPOSE_WIDE_BYTE_TILE");
+  const Override setting = switch_override("wide_byte_tile");
   return setting;
 }
 
@@ -74,16 +64,10 @@ inline bool wants_wide_byte_tiles(int64_t size_a, int64_t size_b, int64_t tiles,
 // Problems with fewer square tiles than SMs (64x64, batched 8x64x64) take tiles of half the
 // side: 4x the blocks, each with fewer loads before its barrier, so the few SMs that have work
 // finish sooner (these calls are latency, not bandwidth). Full-width vector tiles only.
-// H200, 2026-11-30, same-call A/B (GPU time per call by CUDA events, two rounds): fp32 64x64
-// 4.66-4.80 -> 4.38-4.42 us, 256x256 4.74-4.80 -> 4.61-4.67, 8x64x64 4.80-4.99 -> 4.61-4.64
-// (eager: 4.22-4.45, 4.99-5.09, 4.42-4.67). On large problems they lose badly (batched
-// 4096x64x64 0.97 -> 0.70 of copy), hence the rule.
-// TORCH_TRANSPOSE_SMALL_TILE: 0 = never, 1 = whenever the plan takes full-width vector tiles
-// (tests), unset = by this rule.
 template <int E> struct SmallTileShape { static constexpr int kTile = TileShape<E>::kTile / 2; };
 
 inline Override small_tile_override() {
-  static const Override setting = env_override("TORCH_TRANSPOSE_SMALL_TILE");
+  const Override setting = switch_override("small_tile");
   return setting;
 }
 
@@ -91,22 +75,10 @@ inline bool wants_small_tiles(int64_t full_size_tiles, int sm_count) {
   return decide(small_tile_override(), full_size_tiles < sm_count);
 }
 
-// 2-byte square tiles of 8-byte vectors (V = 4: one side's rows or base are off the 16-byte
-// grid) at 4 blocks per SM by launch bounds, where ptxas alone takes 80 registers and so 3
-// blocks (64 with the bounds, no spills; 5 blocks spilled and lost everywhere, 0.69-0.74 of
-// copy). H200, same-call A/B by GPU time, two rounds, 3 -> 4 blocks (bench/NOTES.md v45,
-// results/h200-ab-session42.md section 3): where the input side is the one off the grid, fp16
-// Whisper conv out 32x768x1500 -> (0, 2, 1) 0.914 -> 0.925 and fp16 8192x8188 0.93 -> 0.94;
-// where the output side is, bf16 32x1500x768 0.90 -> 0.85 and fp16 16x4100x4096 0.90 -> 0.80.
-// Hence the rule: 4 blocks when the input side alone is off the grid. Ten cases in v46
-// (results/h200-ab-session43.md section 1) held it: the rule's cases gained up to 0.01 or were
-// level, 4 blocks lost 0.05-0.10 on every large case with the output side or both off the grid.
-// TORCH_TRANSPOSE_HALF_TILE_BLOCKS: 0 = never (3 blocks), 1 = every 2-byte plan of 8-byte
-// vectors on square tiles (tests, A/B runs), unset = the rule.
 constexpr int kHalfVectorTileBlocksPerSm = 4;
 
 inline Override half_vector_tile_blocks_override() {
-  static const Override setting = env_override("TORCH_TRANSPOSE_HALF_TILE_BLOCKS");
+  const Override setting = switch_override("half_tile_blocks");
   return setting;
 }
 
@@ -124,16 +96,6 @@ constexpr int kStaticSmemBytes = 48 * 1024;  // the most a block may declare sta
 // One tile with V-element vectors (V > 1). The plan guarantees in_sa == out_sb == 1 and every
 // other stride and both base addresses aligned to V elements. All loads are issued before the
 // first shared store (compile-time trip counts), so each thread keeps kIters loads in flight.
-// edge: the tile crosses the end of dim a or b, whose sizes are multiples of V (the caller
-// checks): vectors are then masked whole, so edge tiles keep 16-byte accesses (bf16
-// NCHW->NHWC at 64x128x56x56, one edge tile in 25, ran at 0.6 of copy with scalar edge tiles;
-// 0.91 with these). Register cost, from ptxas for sm_90: 2-byte 64 -> 79 with a run-time
-// `edge` (106 as a template flag), 4-byte 62 -> 64; but 1-byte 62 -> 126 (int8 fell from 0.91
-// to 0.72 of copy) and 8-byte 64 -> 121 (fp64 fell from 0.97 to 0.83), so those keep scalar
-// edges (kVectorEdges).
-// in_row(row): where input row b0 + row of the tile starts (its element a = 0); the square
-// kernels' rows are in_sb apart (vector_tile below), the gather tiles' are found by an indexer.
-// kFetch256 (with kEvictLast only): the loads ask L2 for 256-byte fills (load_global says why).
 template <typename T, int V, int kTile, typename Index, typename Args, int kBlock = kThreads, bool kEvictLast = false,
           bool kFetch256 = false, typename InRow>
 __device__ __forceinline__ void vector_tile_rows(bool edge, InRow&& in_row, T* __restrict__ dst, Index a0, Index b0,
@@ -203,10 +165,7 @@ __device__ __forceinline__ void scalar_edge_tile(const T* __restrict__ src, T* _
 }
 
 // kTile: TileShape's side, or kWideByteTile for 1-byte vector tiles. Tiles above 48 KB live in
-// dynamic shared memory (the launcher opts the kernel in). A minimum of 0 blocks per SM leaves
-// ptxas its own register choice; an explicit 1 let it take 98-254 registers (int8 fell from 0.91
-// to 0.75 of copy, bench/NOTES.md v9). kStreams: blocks walk args.streams' slots (tile_order.cuh).
-// kMinBlocks: a minimum of blocks per SM for the other tiles (kHalfVectorTileBlocksPerSm).
+// dynamic shared memory (the launcher opts the kernel in).
 template <typename T, int V, typename Index, int kTile = TileShape<sizeof(T)>::kTile, bool kStreams = false,
           bool kEvictLast = false, int kMinBlocks = 0>
 __global__ void __launch_bounds__(kThreads, kTile == kWideByteTile ? kWideByteTileBlocksPerSm : kMinBlocks)

@@ -1,28 +1,13 @@
 // 1-byte transposes through the copy engine (TMA, tma.cuh): 128 x 128 byte tiles, loaded into
 // shared memory by bulk tensor copies several tiles ahead, transposed by the block's threads
 // from one shared buffer into another, and stored by bulk tensor copies.
-//
-// Why: the 1-byte square tiles (tile_transpose.cuh) stay at 0.92-0.94 of copy on the H200 where
-// 2- and 4-byte tiles reach 0.96-0.97. Byte permutes in the store phase, wider tiles and more
-// bytes in flight each gained nothing there (bench/NOTES.md v9, v16). Here the threads issue no
-// global access at all, and the copy engine writes whole 128-byte output lines. Small problems
-// take a persistent grid whose blocks keep three tile loads in flight while they transpose;
-// large ones one tile per block (TmaPipeline below says why). Out-of-range box elements load as
-// zero and stores are clipped at the tensor's edges, so edge tiles take the same path.
-//
-// The transpose in shared memory: thread (warp w, lane l) takes k = l / 4 (16 consecutive tile
-// rows b = 16k .. 16k + 15), q = l % 4 and c = (k + w) % 8 (4 consecutive columns a = 16c + 4q ..
-// 16c + 4q + 3). It reads those 16 x 4 bytes as 16 words, transposes each 4 x 4 block of bytes
-// with 8 byte permutes, and writes 4 vectors of 16 bytes, one per column a, into output row a
-// at chunk k. Under the 128-byte swizzle (chunk c of row r at c ^ (r % 8)) the word reads of a
-// warp hit 32 distinct banks and its 16-byte writes take the minimum 4 wavefronts.
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
-#include "../env_switch.h"
+#include "../kernel_switches.h"
 #include "cuda_common.cuh"
 #include "tile_order.cuh"
 #include "tma.cuh"
@@ -47,22 +32,6 @@ struct TmaPipeline {
   static constexpr size_t kSmemBytes = std::max(kSmemNeeded, smem_for_at_most(kBlocks));
 };
 
-// Which pipeline, by problem size. H200, 2026-12-01, GPU time per call against a same-bytes copy,
-// two machines (bench/NOTES.md v20):
-// * Problems that fit the 50 MB L2 (int8 4096², 2064 x 8208): a persistent grid, 2 blocks per
-//   SM, 3 loads ahead, 0.94-0.97 (0.90-0.93 with edges); one tile per block 0.79-0.88.
-// * Larger ones (int8 8192², 16384², 32 x 2048²): one tile per block, 6 blocks per SM, the L2
-//   filled in 256-byte pieces, 0.935-0.972; the persistent grid 0.81-0.88 (its blocks drift
-//   apart, so the tiles in flight spread over more of the tensors; 256-byte fills made it worse)
-//   and the square tile kernel 0.919-0.970. Blocks in launch order keep the tiles in flight
-//   together, as the one-block-per-tile grids of the other kernels do (cuda_kernels.cu). One
-//   tile per block transposed in place (17 KB, 8 blocks per SM) lost by 0.003-0.007.
-// * And with 4 blocks per SM rather than the 6 that fit (session 20, NOTES v22; two calls, each
-//   two rounds, against main in the same call): int8 8192² 0.937-0.943 -> 0.939-0.946, 16384²
-//   0.944-0.952 -> 0.955-0.964, and 0.004-0.03 more on six sizes between and beyond (2 x 8192²
-//   to 23168²). 5 blocks gained less; runs of 2 consecutive tiles per block at 2 blocks per SM
-//   lost on 8192² and 11584²; and fewer blocks per SM lost on every kernel of wider types (4 per
-//   SM: fp32 8192² 0.977 -> 0.96), so this cap is for the copy engine's tiles only.
 using TmaPersistentTiles = TmaPipeline<3, 3, 2, true>;
 using TmaOneTilePerBlock = TmaPipeline<1, 1, 4, false>;
 static_assert(4 * (TmaOneTilePerBlock::kSmemBytes + kSmemReservedPerBlock) <= kSmemPerSm &&
@@ -70,9 +39,9 @@ static_assert(4 * (TmaOneTilePerBlock::kSmemBytes + kSmemReservedPerBlock) <= kS
               "four one-tile blocks fit an SM, five do not");
 constexpr int64_t kTmaPersistentMaxBytes = int64_t{48} << 20;  // bytes read + written
 
-// TORCH_TRANSPOSE_TMA_PERSISTENT: 0 = one tile per block, 1 = the persistent grid, unset = by size.
+// tma_persistent: 0 = one tile per block, 1 = the persistent grid, unset = by size.
 inline Override tma_persistent_override() {
-  static const Override setting = env_override("TORCH_TRANSPOSE_TMA_PERSISTENT");
+  const Override setting = switch_override("tma_persistent");
   return setting;
 }
 
@@ -80,10 +49,10 @@ inline bool wants_tma_persistent(int64_t numel) {
   return decide(tma_persistent_override(), 2 * numel <= kTmaPersistentMaxBytes);
 }
 
-// TORCH_TRANSPOSE_TMA_TILE: 0 = never, 1 = whenever a plan fits (tests), unset = the rule
+// tma_tile: 0 = never, 1 = whenever a plan fits (tests), unset = the rule
 // (every 1-byte plan that fits: each pipeline beat the square tile kernels wherever it is used).
 inline Override tma_tile_override() {
-  static const Override setting = env_override("TORCH_TRANSPOSE_TMA_TILE");
+  const Override setting = switch_override("tma_tile");
   return setting;
 }
 

@@ -80,9 +80,6 @@ inline void tma_load_box_evict_last(void* dst, const TmaMap* map, uint64_t* bar,
   tma_load_box(dst, map, bar, bytes, c0, c1, c2);  // a cache policy has no meaning here
 }
 
-// A store clips rows at the 16-byte boundary after the tensor's innermost extent, not at the
-// extent itself: so the H200 did (session 41, bench/NOTES.md v44): a box stored into rows of 74
-// bytes (an `out=` view of rows 112 bytes apart) wrote bytes 74-79 of every row too.
 inline void tma_store_box(const TmaMap* map, const void* src, int c0, int c1, int c2) {
   const unsigned char* smem = static_cast<const unsigned char*>(src);
   TmaMap granular = *map;

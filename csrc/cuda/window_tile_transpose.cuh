@@ -3,47 +3,25 @@
 // floats) but whose output fast dim has unit stride.
 //
 // The plain scalar tile kernel writes each output row's share of a tile, kTile elements from
-// b0, with 4-byte stores. When the row starts off the 16-byte grid, the tile's first and last
-// 32-byte sectors of that row are each written partly by this block and partly by its
-// neighbour; ncu (2026-11-30, H200) measured those rows 1.39x slower than aligned ones with no
-// extra DRAM traffic (fp32 8191x8193: 0.68 of copy against 0.90 for aligned output rows).
-//
-// Here each output row's share is a window shifted back to the row's 32-byte sector grid:
-// row a writes b in [b0 - m_a, b0 - m_a + kTile), where m_a (0 .. kShift - 1) is how far the
-// row's element b0 sits past a sector boundary. Every store is then a 16-byte vector (the two
-// ragged ends of a row go element by element) and every sector belongs to one block. The
-// windows of one row tile it without gaps or overlap, and ceil((size_b + kShift - 1) / kTile)
-// tiles along b cover [0, size_b) for any shift. To fill the shifted windows, a block loads
-// input rows [b0 - kShift, b0 + kTile): kShift rows more than it writes, which its neighbour
-// loaded too (mostly L2 hits). When every output row already starts on the sector grid (the
-// plan proves it: `kShifted` false), the window is the plain tile and no extra rows load.
-// Loads stay scalar and walk dim a with any stride, as in the scalar tile kernel.
+// b0, with 4-byte stores.
 #pragma once
 
 #include <limits>
 
-#include "../env_switch.h"
+#include "../kernel_switches.h"
 #include "cuda_common.cuh"
 #include "tile_order.cuh"
 
 namespace torch_transpose {
 
-// TORCH_TRANSPOSE_WINDOW_TILE=0 sends these plans to the scalar tile kernel instead (read once;
-// for A/B timing runs).
+// TORCH_TRANSPOSE_KERNELS=window_tile=0 sends these plans to the scalar tile kernel instead (read once;
 inline bool window_tile_enabled() {
-  static const bool enabled = !env_switched_off("TORCH_TRANSPOSE_WINDOW_TILE");
+  const bool enabled = !switch_off("window_tile");
   return enabled;
 }
 
-// 4-byte plans whose rows take 8-byte vectors only (V == 2: a dim of 250 or 8190 floats, or an
-// 8-byte-aligned base) take these tiles too, rather than the square tile kernel with 8-byte
-// vectors. H200, same call, two rounds each, ours / copy by GPU time (bench/NOTES.md v23):
-// fp32 8192x8190 0.662-0.665 -> 0.934, 8190x8192 0.693 -> 0.959-0.963, 8190x8190 0.668-0.670 ->
-// 0.940-0.943, 12288x4094 0.667-0.673 -> 0.928-0.929, 4-D reversal 64x64x64x250 0.617 -> 0.872-0.873.
-// TORCH_TRANSPOSE_WINDOW_HALF_VECTORS=0 keeps the square tile kernel for them (read once; for
-// A/B runs and tests of that path).
 inline bool window_for_half_vectors() {
-  static const bool on = !env_switched_off("TORCH_TRANSPOSE_WINDOW_HALF_VECTORS");
+  const bool on = !switch_off("window_half_vectors");
   return on;
 }
 
@@ -101,13 +79,7 @@ struct WindowTileBounds {
   }
 };
 
-// The store phase of both window kernels: lane sx of output rows r = sy, sy + kSy, ... (below
-// kTileA) writes vector sx of the row's window, which starts `shift` elements before b0 so that
-// it lies on the row's 32-byte sector grid (kShift: the grid in elements, 0 when the plan proves
-// every row on it). `elements_at(r, o)` gives the tile's accessor k -> element b0 + o + k of
-// output row a0 + r (k < kV); whole vectors go out as one 16-byte store, the two ragged ends of
-// a row element by element. kShareShift: work out one shift per lane where its rows allow it
-// (lane_shift below).
+// The store phase of both window kernels: lane sx of output rows r = sy, sy + kSy, ...
 template <typename T, int kTileA, int kSy, int kV, int kShift, typename Index, bool kShareShift = false, typename P,
           typename ElementsAt>
 __device__ __forceinline__ void store_window_rows(T* dst, P a0, P b0, Index out_sa, const WindowTileBounds w,
@@ -117,11 +89,7 @@ __device__ __forceinline__ void store_window_rows(T* dst, P a0, P b0, Index out_
   // whatever the row stride, so they all share one shift, which kShareShift works out once here (a
   // power of two: 32-bit unsigned arithmetic keeps its low bits); else (1-byte realign tiles:
   // kShift 32, kSy 16) each row works out its own. ptxas could not see that: the shared shift
-  // cut the 2-byte realign kernel's stores from about 50 to 27 instructions per row. The window
-  // kernel (4- and 8-byte) does not ask for it: built with it, fp32 8191x8193 and 12345x6789
-  // read 0.964-0.968 of copy by GPU time (H200, bench/NOTES.md v50), as they had without it in
-  // v33 (0.966-0.968; no same-call A/B), so its kernels stay as they were and the suite's results
-  // for them stand.
+  // cut the 2-byte realign kernel's stores from about 50 to 27 instructions per row.
   constexpr bool kOneShift = kShareShift && kShift > 0 && kSy % kShift == 0;
   static_assert(kShift == 0 || (kShift & (kShift - 1)) == 0, "the sector grid in elements is a power of two");
   int lane_shift = 0;
@@ -198,11 +166,6 @@ template <typename T, bool kShifted> constexpr int window_tile_elems() {
   return (Shape::kTile + (kShifted ? Shape::kShift : 0)) * Shape::kPitch;
 }
 
-// Five blocks per SM: with `__launch_bounds__(kThreads)` alone, ptxas (CUDA 13.0) chose 64
-// registers and interleaved the fp32 loads with their shared stores (about 8 in flight instead
-// of 18); the H200 then ran 8191 x 8193 at 0.89 of copy against 0.93 with all loads in flight.
-// With a floor of 5 blocks it takes 48 registers and issues all 18 loads first (SASS checked
-// with scripts/sass_summary.py).
 template <typename T, bool kShifted, typename Index>
 __global__ void __launch_bounds__(kThreads, 5)
 window_tile_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, const SquareTileArgs args) {

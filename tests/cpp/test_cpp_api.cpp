@@ -27,7 +27,7 @@ bool bits_equal(const torch::Tensor& a, const torch::Tensor& b) {
 }
 
 std::filesystem::path fixtures() {
-  const char* dir = std::getenv("TORCH_TRANSPOSE_FIXTURES");
+  const char* dir = std::getenv("TT_TEST_FIXTURES");
   return dir ? std::filesystem::path(dir) : std::filesystem::path();
 }
 

@@ -4,7 +4,7 @@
 // outputs and guard bytes around the output view. Built with -fsanitize=alignment, so a vector access the plan did not prove
 // aligned fails here as it would fault on the GPU; under `make sanitize` (ASan) a read past the
 // input's last element fails too. No torch, no GPU: this runs in CI.
-#define TORCH_TRANSPOSE_CUDA_ON_HOST
+#define TT_CUDA_ON_HOST
 #include "cuda/cuda_kernels.cu"
 
 #include <gtest/gtest.h>
@@ -202,7 +202,7 @@ TEST(HostEmulation, BarriersOrderSharedMemoryAcrossThreadsAndBlocks) {
   const dim3 grid{3, 2, 2};
   const unsigned blocks = 12;
   std::vector<unsigned> out(blocks * 2 * 256, 0xFFFFFFFFu);
-  torch_transpose::launch_kernel(neighbour_exchange_kernel, grid, 256, 0, nullptr, out.data());
+  torch_transpose::launch_kernel<neighbour_exchange_kernel>(grid, 256, 0, nullptr, out.data());
   for (unsigned block = 0; block < blocks; ++block)
     for (unsigned round = 0; round < 2; ++round)
       for (unsigned t = 0; t < 256; ++t)
@@ -222,7 +222,7 @@ TEST(KernelsOnHost, SquareTilesInteriorAndEdges) {
 }
 
 // 1-byte vector tiles of 256 x 256 (kWideByteTile): when they are chosen, and (with
-// TORCH_TRANSPOSE_WIDE_BYTE_TILE=1, as ctest's main run sets it; its fallback run checks the same
+// TORCH_TRANSPOSE_KERNELS=wide_byte_tile=1, as ctest's main run sets it; its fallback run checks the same
 // cases on 128 x 128 tiles) interior tiles, edge tiles on either dim (2064 is a multiple of 16
 // but not of 256), batches and an offset output view.
 TEST(KernelsOnHost, WideByteTiles) {
@@ -247,8 +247,8 @@ TEST(KernelsOnHost, WideByteTiles) {
 // copies, zero fill, clipping and 128-byte swizzle). Which plans fit, then interior and edge
 // tiles, one batch dim, strided input rows, an output slice with guards, and sm_count 1 and 3
 // so that each block of the persistent grid walks many tiles through every load and store
-// stage. ctest's forced run (TORCH_TRANSPOSE_TMA_PERSISTENT=0) runs them one tile per block;
-// the runs that set TORCH_TRANSPOSE_TMA_TILE=0 send them to the square tile kernels.
+// stage. ctest's forced run (TORCH_TRANSPOSE_KERNELS=tma_persistent=0) runs them one tile per block;
+// the runs that set TORCH_TRANSPOSE_KERNELS=tma_tile=0 send them to the square tile kernels.
 TEST(KernelsOnHost, TmaByteTiles) {
   auto fits = [](const Case& c, uintptr_t in = 4096, uintptr_t out = 8192) {
     const LayoutPlan plan = plan_of(c, in, out);
@@ -265,7 +265,7 @@ TEST(KernelsOnHost, TmaByteTiles) {
   EXPECT_FALSE(fits(permute_case({2, 3, 64, 48}, {1, 0, 3, 2}, 1)));  // two batch dims
   EXPECT_FALSE(fits(permute_case({3, 64, 48}, {0, 2, 1}, 1, {0, 48, 1})));  // expanded batch: stride 0
   EXPECT_FALSE(fits(into_view(permute_case({74, 480}, {1, 0}, 1), {112, 1}, 0, "rows of 74 bytes, 112 apart")));
-  if (std::getenv("TORCH_TRANSPOSE_TMA_PERSISTENT") == nullptr) {
+  if (torch_transpose::kernel_switch("tma_persistent", -1) == -1) {
     EXPECT_TRUE(torch_transpose::wants_tma_persistent(int64_t{4096} * 4096));   // 32 MB read + written
     EXPECT_FALSE(torch_transpose::wants_tma_persistent(int64_t{8192} * 8192));  // 128 MB
   }
@@ -302,7 +302,7 @@ Case out_slice_case(int e) {
 }
 
 // Problems of up to 32768 elements take the direct kernel (direct_transpose.cuh) unless
-// TORCH_TRANSPOSE_DIRECT=0; the main ctest runs set that, so the cases above keep their tile
+// TORCH_TRANSPOSE_KERNELS=direct=0; the main ctest runs set that, so the cases above keep their tile
 // kernels, and the kernels_on_host_direct run sends every small case here. These add strided,
 // offset and expanded inputs, an output slice with gaps, and the largest problem it takes.
 TEST(KernelsOnHost, DirectSmallProblems) {
@@ -320,7 +320,7 @@ TEST(KernelsOnHost, DirectSmallProblems) {
 }
 
 TEST(KernelsOnHost, DirectPlans) {
-  if (!torch_transpose::direct_transpose_enabled()) GTEST_SKIP() << "TORCH_TRANSPOSE_DIRECT=0";
+  if (!torch_transpose::direct_transpose_enabled()) GTEST_SKIP() << "TORCH_TRANSPOSE_KERNELS=direct=0";
   auto direct = [](const Case& c) { return torch_transpose::wants_direct_transpose(plan_of(c, 4096, 4096)); };
   EXPECT_TRUE(direct(permute_case({64, 64}, {1, 0}, 4)));
   EXPECT_TRUE(direct(permute_case({8, 64, 64}, {0, 2, 1}, 4)));
@@ -462,11 +462,11 @@ TEST(KernelsOnHost, WindowTilesShiftedAndUnshifted) {
   }
 }
 
-// Which window tile plans lean window tiles take (unless TORCH_TRANSPOSE_LEAN_WINDOW=0, as in
+// Which window tile plans lean window tiles take (unless TORCH_TRANSPOSE_KERNELS=lean_window=0, as in
 // ctest's fallback run, which sends them to the window tile kernel): two dims, one or two batch
 // dims; not three batch dims.
 TEST(KernelsOnHost, LeanWindowPlans) {
-  if (torch_transpose::lean_window_override() == torch_transpose::Override::Never) GTEST_SKIP() << "TORCH_TRANSPOSE_LEAN_WINDOW=0";
+  if (torch_transpose::lean_window_override() == torch_transpose::Override::Never) GTEST_SKIP() << "TORCH_TRANSPOSE_KERNELS=lean_window=0";
   auto takes = [](const Case& c, bool expected) {
     expect_taken(c, expected, [&](const PlacedCase& placed, dim3& grid) {
       torch_transpose::LeanWindowArgs args;
@@ -485,7 +485,7 @@ TEST(KernelsOnHost, LeanWindowPlans) {
 }
 
 // Realign window tiles (1- and 2-byte elements, unit-stride fast dims, rows off the 16-byte
-// grid on either side; ctest's first run sets TORCH_TRANSPOSE_REALIGN_WINDOW=1, so that every
+// grid on either side; ctest's first run sets TORCH_TRANSPOSE_KERNELS=realign_window=1, so that every
 // such plan takes them, and the fallback run 0; 1-byte tiles whose output rows lie on the sector
 // grid store by byte quads, except in the forced run): input rows whose offset from the grid changes row by row, output rows
 // shifted or on the sector grid, edge tiles on both dims, the extra chunk of a row's share, the
@@ -735,7 +735,7 @@ TEST(KernelsOnHost, ItemTiles) {
 
 // Item tiles of items cut into parts (input rows longer than item tiles' 112 bytes, or 128 on the
 // 16-byte grid): the rule cuts those whose input rows are off the grid, and
-// TORCH_TRANSPOSE_ITEM_PARTS=1 (ctest's item parts run) those on it too. Parts are balanced, and
+// TORCH_TRANSPOSE_KERNELS=item_parts=1 (ctest's item parts run) those on it too. Parts are balanced, and
 // from rows on the grid whole vectors. ViT-B's attention maps (rows of 197: 4 parts of 50, the
 // last of 47, for 2-byte elements; a tile of one part), rows of 255 from a base 1-3 elements in
 // (the first and last parts' covers cross the input's ends), channels into output rows of 49 (5
@@ -878,10 +878,10 @@ BoxPlan box_plan(const Case& c) {
   return b;
 }
 
-// The cases above reach the box kernel (unless TORCH_TRANSPOSE_BOX_TILE=0), with 16-byte
+// The cases above reach the box kernel (unless TORCH_TRANSPOSE_KERNELS=box_tile=0), with 16-byte
 // walks on both sides for the aligned 5-D and small-matrix cases.
 TEST(KernelsOnHost, BoxTilePlans) {
-  if (!torch_transpose::box_tile_enabled()) GTEST_SKIP() << "TORCH_TRANSPOSE_BOX_TILE=0";
+  if (!torch_transpose::box_tile_enabled()) GTEST_SKIP() << "TORCH_TRANSPOSE_KERNELS=box_tile=0";
   const std::vector<Case> cases = box_cases(4);
   for (size_t i = 0; i < cases.size(); ++i) {
     const Case& c = cases[i];
@@ -906,13 +906,13 @@ TEST(KernelsOnHost, BoxTilePlans) {
 
 // Tiny matrices whose largest chunk in the window is not whole 16-byte vectors (800 x 7 x 9:
 // 2-byte 100 and 4-byte 50 items, 12600 bytes) take the largest chunk that is (80 and 40 items,
-// 10080 bytes) and 16-byte walks on both sides; under TORCH_TRANSPOSE_BOX_VECTOR_CHUNKS=0 (ctest's
+// 10080 bytes) and 16-byte walks on both sides; under TORCH_TRANSPOSE_KERNELS=box_vector_chunks=0 (ctest's
 // forced run) the largest chunk and element-by-element walks. 1-byte elements have no whole-vector
 // chunk in the window (200 items, 12600 bytes), so they take one below it (160 items, 10080 bytes;
 // the largest, 200, under the switch); 8-byte elements (32 items, 16128 bytes) keep the largest.
-// Tiles of whole vectors load densely (BoxTileArgs::dense_loads) unless TORCH_TRANSPOSE_BOX_DENSE_LOADS=0.
+// Tiles of whole vectors load densely (BoxTileArgs::dense_loads) unless TORCH_TRANSPOSE_KERNELS=box_dense_loads=0.
 TEST(KernelsOnHost, BoxVectorChunks) {
-  if (!torch_transpose::box_tile_enabled()) GTEST_SKIP() << "TORCH_TRANSPOSE_BOX_TILE=0";
+  if (!torch_transpose::box_tile_enabled()) GTEST_SKIP() << "TORCH_TRANSPOSE_KERNELS=box_tile=0";
   const bool vector_chunks = torch_transpose::box_vector_chunks();
   struct Expected {
     int e;
@@ -1010,13 +1010,13 @@ bool gather_tiles_fit(const PlacedCase& placed, int e, dim3& grid) {
   return gather_tiles_fit(placed, e, grid, args);
 }
 
-// Which of those plans gather tiles take (unless TORCH_TRANSPOSE_GATHER_TILE=0): all but the last
+// Which of those plans gather tiles take (unless TORCH_TRANSPOSE_KERNELS=gather_tile=0): all but the last
 // two for 1-, 2-, 4- and 8-byte elements, except the 5-D shape's a = 60 for 1- and 2-byte
 // elements (no whole 16-byte vectors) and a = 48 for them (tiles of 128: the rule asks a to fill
-// half a tile, which TORCH_TRANSPOSE_GATHER_TILE=1 overrides); no 16-byte elements; not b alone.
+// half a tile, which TORCH_TRANSPOSE_KERNELS=gather_tile=1 overrides); no 16-byte elements; not b alone.
 TEST(KernelsOnHost, GatherTilePlans) {
   const torch_transpose::Override setting = torch_transpose::gather_tile_override();
-  if (setting == torch_transpose::Override::Never) GTEST_SKIP() << "TORCH_TRANSPOSE_GATHER_TILE=0";
+  if (setting == torch_transpose::Override::Never) GTEST_SKIP() << "TORCH_TRANSPOSE_KERNELS=gather_tile=0";
   auto takes = [](const Case& c, bool expected) {
     expect_taken(c, expected,
                  [&](const PlacedCase& placed, dim3& grid) { return gather_tiles_fit(placed, c.element_bytes, grid); });
@@ -1048,10 +1048,10 @@ TEST(KernelsOnHost, GatherTilePlans) {
 // 8-byte vectors (gather_half_vectors; the launcher asks only where 16-byte vectors do not fit
 // a, and GatherTiles runs them through it): the 5-D shape (a = 60, a run of 9000: 141 tiles), a =
 // 60 over a partial last run tile, two batch dims; not a base off the 8-byte grid, nor a = 20
-// (under half a tile; TORCH_TRANSPOSE_GATHER_TILE=1 overrides that).
+// (under half a tile; TORCH_TRANSPOSE_KERNELS=gather_tile=1 overrides that).
 TEST(KernelsOnHost, HalfVectorGatherPlans) {
   const torch_transpose::Override setting = torch_transpose::gather_tile_override();
-  if (setting == torch_transpose::Override::Never) GTEST_SKIP() << "TORCH_TRANSPOSE_GATHER_TILE=0";
+  if (setting == torch_transpose::Override::Never) GTEST_SKIP() << "TORCH_TRANSPOSE_KERNELS=gather_tile=0";
   auto half_vector_fit = [](const Case& c, bool expected, dim3* grid_out = nullptr) {
     expect_taken(c, expected, [&](const PlacedCase& placed, dim3& grid) {
       torch_transpose::GatherTileArgs args;
@@ -1113,23 +1113,23 @@ TEST(KernelsOnHost, GatherTilesForRaggedRows) {
 
 // The switches that pick gather tiles' edge path (gather_edges).
 bool whole_tiles_allowed() {
-  return torch_transpose::env_override("TORCH_TRANSPOSE_GATHER_WHOLE_TILES") != torch_transpose::Override::Never;
+  return torch_transpose::switch_override("gather_whole_tiles") != torch_transpose::Override::Never;
 }
 torch_transpose::Override scalar_edges_setting() {
-  return torch_transpose::env_override("TORCH_TRANSPOSE_GATHER_SCALAR_EDGES");
+  return torch_transpose::switch_override("gather_scalar_edges");
 }
 
 // Which of them launch_transpose gives gather tiles (wants_gather_rows): by rule all but b = 128
 // for 2- to 8-byte elements; for 1-byte ones b = 35, 33 and 40 (rows shorter than a tile, not
 // whole vectors) and b = 48 where the kernel needs no masked-vector edges: over a = 256 (whole
-// tiles; element by element under TORCH_TRANSPOSE_GATHER_WHOLE_TILES=0, where no tile is an edge
+// tiles; element by element under TORCH_TRANSPOSE_KERNELS=gather_whole_tiles=0, where no tile is an edge
 // tile) and over a = 128 (one edge tile in 8, element by element), unless
-// TORCH_TRANSPOSE_GATHER_SCALAR_EDGES=0 (and, for a = 256, whole tiles are off too); never
-// b = 128 (whole tiles: lean tiles take those). Every one under TORCH_TRANSPOSE_GATHER_ROWS=1;
+// TORCH_TRANSPOSE_KERNELS=gather_scalar_edges=0 (and, for a = 256, whole tiles are off too); never
+// b = 128 (whole tiles: lean tiles take those). Every one under TORCH_TRANSPOSE_KERNELS=gather_rows=1;
 // none under =0.
 TEST(KernelsOnHost, RaggedRowPlans) {
   if (torch_transpose::gather_tile_override() == torch_transpose::Override::Never)
-    GTEST_SKIP() << "TORCH_TRANSPOSE_GATHER_TILE=0";
+    GTEST_SKIP() << "TORCH_TRANSPOSE_KERNELS=gather_tile=0";
   const torch_transpose::Override setting = torch_transpose::gather_rows_override();
   const bool scalar_allowed = scalar_edges_setting() != torch_transpose::Override::Never;
   for (int e : {1, 2, 4, 8}) {
@@ -1153,9 +1153,9 @@ TEST(KernelsOnHost, RaggedRowPlans) {
 }
 
 // Which edge path gather tiles take (gather_edges): none where a and the run are whole tiles
-// (gather_whole_tiles), unless TORCH_TRANSPOSE_GATHER_WHOLE_TILES=0 (ctest's forced run); else
+// (gather_whole_tiles), unless TORCH_TRANSPOSE_KERNELS=gather_whole_tiles=0 (ctest's forced run); else
 // masked vectors, but for 1-byte plans whose edge tiles are at most one in 8 (by rule; every
-// one under TORCH_TRANSPOSE_GATHER_SCALAR_EDGES=1, as ctest's forced run sets; none under =0),
+// one under TORCH_TRANSPOSE_KERNELS=gather_scalar_edges=1, as ctest's forced run sets; none under =0),
 // element by element. Among the ragged rows' cases: whole tiles a = 256 (over b = 40, 48 and
 // 128) in every width, and for 4- and 8-byte elements (tiles of 64) a = 64 over every run but
 // 35 x 4 x 8 = 1120 (b = 40, 48 and 136: runs of 1280, 1536 and 1088); few edge tiles: a = 128
@@ -1164,7 +1164,7 @@ TEST(KernelsOnHost, RaggedRowPlans) {
 // edges on every tile.
 TEST(KernelsOnHost, GatherEdges) {
   if (torch_transpose::gather_tile_override() == torch_transpose::Override::Never)
-    GTEST_SKIP() << "TORCH_TRANSPOSE_GATHER_TILE=0";
+    GTEST_SKIP() << "TORCH_TRANSPOSE_KERNELS=gather_tile=0";
   const torch_transpose::Override scalar = scalar_edges_setting();
   auto edges_of = [](const Case& c, int e, bool& fits) {
     torch_transpose::GatherTileArgs args;
@@ -1205,11 +1205,11 @@ TEST(KernelsOnHost, GatherEdges) {
 // How gather tiles load (gather_loads), per width and route: by rule, plans from the 5-D route
 // take evict_last loads but for 2-byte elements, with 256-byte fills; ragged rows take evict_last
 // loads in every width, with fills for 2-byte elements only. The switches override each
-// part: TORCH_TRANSPOSE_L2_EVICT_LAST the loads (fills come with evict_last loads only),
-// TORCH_TRANSPOSE_GATHER_FETCH_256 the fills (ctest's forced run sets it to 0).
+// part: l2_evict_last the loads (fills come with evict_last loads only),
+// gather_fetch_256 the fills (ctest's forced run sets it to 0).
 TEST(KernelsOnHost, GatherLoadsByRoute) {
-  const torch_transpose::Override evict_setting = torch_transpose::env_override("TORCH_TRANSPOSE_L2_EVICT_LAST");
-  const torch_transpose::Override fetch_setting = torch_transpose::env_override("TORCH_TRANSPOSE_GATHER_FETCH_256");
+  const torch_transpose::Override evict_setting = torch_transpose::switch_override("l2_evict_last");
+  const torch_transpose::Override fetch_setting = torch_transpose::switch_override("gather_fetch_256");
   for (int e : {1, 2, 4, 8}) {
     for (bool ragged_rows : {false, true}) {
       const bool evict_last = torch_transpose::decide(evict_setting, ragged_rows || e != 2);
@@ -1233,9 +1233,9 @@ TEST(KernelsOnHost, GatherLoadsByRoute) {
   }
 }
 
-// The narrow kernel (when TORCH_TRANSPOSE_NARROW_KERNEL is not 0; the flat tile kernel takes
+// The narrow kernel (when narrow_kernel is not 0; the flat tile kernel takes
 // these otherwise): both directions, narrow sizes 2..16 on both sides of the warp-pair threshold
-// (7; every size takes pairs under TORCH_TRANSPOSE_NARROW_PAIRS=1, as ctest's first run sets), a
+// (7; every size takes pairs under TORCH_TRANSPOSE_KERNELS=narrow_pairs=1, as ctest's first run sets), a
 // wide dim that ends inside a warp tile and inside a vector, batches, lines with a gap, and an
 // output that is a slice.
 TEST(KernelsOnHost, NarrowDenseAndLines) {
@@ -1255,7 +1255,7 @@ TEST(KernelsOnHost, NarrowDenseAndLines) {
 }
 
 // Packed fast dims of C = 2..16 against lines of whole 16-byte vectors: the interleave kernel's
-// layouts where interleave_max_c allows (unless TORCH_TRANSPOSE_INTERLEAVE=0, as in ctest's
+// layouts where interleave_max_c allows (unless TORCH_TRANSPOSE_KERNELS=interleave=0, as in ctest's
 // forced run, which sends them to the narrow kernel). Each has more than the direct kernel's
 // 32768 elements; the long dim (1200 or 12000) ends inside a warp chunk for every width. The
 // last two fall back: a misaligned base and a long dim that is no multiple of the vector.
@@ -1287,8 +1287,8 @@ TEST(KernelsOnHost, InterleaveLayouts) {
 // ones (interleave_max_c); in the direction of the case; no misaligned base, no partial vectors,
 // no C = 17 (no narrow plan), no 16-byte elements.
 TEST(KernelsOnHost, InterleavePlans) {
-  if (!torch_transpose::interleave_enabled()) GTEST_SKIP() << "TORCH_TRANSPOSE_INTERLEAVE=0";
-  if (!torch_transpose::narrow_kernel_enabled()) GTEST_SKIP() << "TORCH_TRANSPOSE_NARROW_KERNEL=0 (its plans are the interleave kernel's)";
+  if (!torch_transpose::interleave_enabled()) GTEST_SKIP() << "TORCH_TRANSPOSE_KERNELS=interleave=0";
+  if (!torch_transpose::narrow_kernel_enabled()) GTEST_SKIP() << "TORCH_TRANSPOSE_KERNELS=narrow_kernel=0 (its plans are the interleave kernel's)";
   for (int e : kWidths) {
     for (int c : {2, 3, 4, 5, 8, 9, 15, 16, 17}) {
       const std::vector<Case> cases = interleave_cases(e, c);
@@ -1386,7 +1386,7 @@ std::vector<Case> lean_interleave_cases(int e) {
 }
 
 // Lean interleave launches (lean_interleave_transpose.cuh) take InterleaveLayouts' plans unless
-// TORCH_TRANSPOSE_LEAN_INTERLEAVE=0 (ctest's first run, which keeps the looping kernel on them).
+// TORCH_TRANSPOSE_KERNELS=lean_interleave=0 (ctest's first run, which keeps the looping kernel on them).
 TEST(KernelsOnHost, LeanInterleave) {
   for (int e : kWidths)
     for (const Case& c : lean_interleave_cases(e)) check_case(c);
@@ -1398,7 +1398,7 @@ TEST(KernelsOnHost, LeanInterleave) {
 // chunks of 128, 4 blocks of 8 chunks).
 TEST(KernelsOnHost, LeanInterleavePlans) {
   if (torch_transpose::lean_interleave_override() == torch_transpose::Override::Never)
-    GTEST_SKIP() << "TORCH_TRANSPOSE_LEAN_INTERLEAVE=0";
+    GTEST_SKIP() << "TORCH_TRANSPOSE_KERNELS=lean_interleave=0";
   if (!torch_transpose::interleave_enabled() || !torch_transpose::narrow_kernel_enabled())
     GTEST_SKIP() << "interleave plans are off in this run";
   auto takes = [](const Case& c, bool expected) {
@@ -1439,8 +1439,8 @@ TEST(KernelsOnHost, LeanInterleavePlans) {
 }
 
 // Whole 128-byte-row square tiles and 128 x 16 narrow tiles of 4-byte elements: the shapes that
-// the compact tile and narrow block kernels take under TORCH_TRANSPOSE_COMPACT_TILE=1 and
-// TORCH_TRANSPOSE_NARROW_BLOCK=1 (ctest's forced run); the other runs send them elsewhere.
+// the compact tile and narrow block kernels take under TORCH_TRANSPOSE_KERNELS=compact_tile=1 and
+// TORCH_TRANSPOSE_KERNELS=narrow_block=1 (ctest's forced run); the other runs send them elsewhere.
 TEST(KernelsOnHost, CompactTilesAndNarrowBlocks) {
   // Each case has more than the direct kernel's 32768 elements.
   for (int e : kWidths) {
@@ -1458,7 +1458,7 @@ TEST(KernelsOnHost, CompactTilesAndNarrowBlocks) {
 }
 
 // Whole square tiles over up to two batch dims: the shapes lean tiles take (unless
-// TORCH_TRANSPOSE_LEAN_TILE=0, as in ctest's fallback run, which sends them to the square tile
+// TORCH_TRANSPOSE_KERNELS=lean_tile=0, as in ctest's fallback run, which sends them to the square tile
 // kernel; the forced run's tile streams do too). Tile sides: 128 for 1- and 2-byte elements, 64
 // for 4- and 8-byte ones (1-byte plans go to the copy engine's tiles first where it takes them;
 // 16-byte elements have no vectors). The last two cases' a is one tile, and their grids walk
@@ -1489,7 +1489,7 @@ TEST(KernelsOnHost, LeanTiles) {
 // Which plans lean tiles take: every case above of 2-, 4- and 8-byte elements;
 // not three batch dims, edge tiles or partial vectors.
 TEST(KernelsOnHost, LeanTilePlans) {
-  if (torch_transpose::lean_tile_override() == torch_transpose::Override::Never) GTEST_SKIP() << "TORCH_TRANSPOSE_LEAN_TILE=0";
+  if (torch_transpose::lean_tile_override() == torch_transpose::Override::Never) GTEST_SKIP() << "TORCH_TRANSPOSE_KERNELS=lean_tile=0";
   auto takes = [](const Case& c, bool expected) {
     expect_taken(c, expected, [&](const PlacedCase& placed, dim3& grid) {
       torch_transpose::LeanTileArgs args;
@@ -1509,7 +1509,7 @@ TEST(KernelsOnHost, LeanTilePlans) {
 TEST(KernelsOnHost, LeanTileWalks) {
   if (torch_transpose::lean_tile_override() == torch_transpose::Override::Never ||
       torch_transpose::lean_items_first_override() != torch_transpose::Override::Rule)
-    GTEST_SKIP() << "TORCH_TRANSPOSE_LEAN_TILE=0 or TORCH_TRANSPOSE_LEAN_ITEMS_FIRST set";
+    GTEST_SKIP() << "TORCH_TRANSPOSE_KERNELS=lean_tile=0 or lean_items_first set";
   for (int e : {2, 4, 8}) {
     const std::vector<Case> cases = lean_cases(e);
     for (size_t i = 0; i < cases.size(); ++i) {
@@ -1531,7 +1531,7 @@ TEST(KernelsOnHost, LeanTileWalks) {
 }
 
 // 16 four-byte lines against a dense side, whole tiles along the wide dim, at most one batch dim:
-// the plans lean narrow tiles take (unless TORCH_TRANSPOSE_LEAN_NARROW=0: ctest's fallback and
+// the plans lean narrow tiles take (unless TORCH_TRANSPOSE_KERNELS=lean_narrow=0: ctest's fallback and
 // forced runs send them to the warp-pair and narrow block kernels).
 std::vector<Case> lean_narrow_cases() {
   return {
@@ -1553,10 +1553,10 @@ TEST(KernelsOnHost, LeanNarrowTiles) {
 // Which plans lean narrow tiles take: the cases above; not two batch dims, a wide dim of partial
 // tiles, N other than 16 or elements other than 4 bytes.
 TEST(KernelsOnHost, LeanNarrowPlans) {
-  if (torch_transpose::lean_narrow_override() == torch_transpose::Override::Never) GTEST_SKIP() << "TORCH_TRANSPOSE_LEAN_NARROW=0";
+  if (torch_transpose::lean_narrow_override() == torch_transpose::Override::Never) GTEST_SKIP() << "TORCH_TRANSPOSE_KERNELS=lean_narrow=0";
   // Lean narrow tiles take the narrow kernel's plans (make_narrow_args): `make sanitize` runs
   // with that kernel off but lean narrow tiles on.
-  if (!torch_transpose::narrow_kernel_enabled()) GTEST_SKIP() << "TORCH_TRANSPOSE_NARROW_KERNEL=0";
+  if (!torch_transpose::narrow_kernel_enabled()) GTEST_SKIP() << "TORCH_TRANSPOSE_KERNELS=narrow_kernel=0";
   auto takes = [](const Case& c, bool expected) {
     expect_taken(c, expected, [&](const PlacedCase& placed, dim3& grid) {
       torch_transpose::NarrowArgs narrow;
@@ -1575,7 +1575,7 @@ TEST(KernelsOnHost, LeanNarrowPlans) {
 }
 
 // N lines of 1- and 2-byte elements against dense rows of 12 to 64 bytes: the plans narrow word
-// tiles take (unless TORCH_TRANSPOSE_NARROW_WORDS=0, as in ctest's forced run, which sends them
+// tiles take (unless TORCH_TRANSPOSE_KERNELS=narrow_words=0, as in ctest's forced run, which sends them
 // to the narrow kernel up to 16 lines and to the flat, square and TMA byte tiles above). Both
 // directions; whole tiles, a last tile that ends after 5 of its 16 chunks, one and two batch
 // dims, an expanded batch dim, lines with a gap and an out= view.
@@ -1653,8 +1653,8 @@ TEST(KernelsOnHost, NarrowPlansNarrowWordTilesRefuse) {
 // bytes, rows of 8 bytes, items shorter than a tile past 16 lines, 4-byte elements; the grid, and
 // the fill rule where no switch overrides it.
 TEST(KernelsOnHost, NarrowWordPlans) {
-  if (torch_transpose::narrow_word_override() == torch_transpose::Override::Never) GTEST_SKIP() << "TORCH_TRANSPOSE_NARROW_WORDS=0";
-  if (!torch_transpose::narrow_kernel_enabled()) GTEST_SKIP() << "TORCH_TRANSPOSE_NARROW_KERNEL=0";
+  if (torch_transpose::narrow_word_override() == torch_transpose::Override::Never) GTEST_SKIP() << "TORCH_TRANSPOSE_KERNELS=narrow_words=0";
+  if (!torch_transpose::narrow_kernel_enabled()) GTEST_SKIP() << "TORCH_TRANSPOSE_KERNELS=narrow_kernel=0";
   for (int e : {1, 2}) {
     for (int64_t n : narrow_word_line_counts(e)) {
       const std::vector<Case> cases = narrow_word_cases(e, n);
@@ -1689,7 +1689,7 @@ TEST(KernelsOnHost, NarrowWordPlans) {
   // 8 int8 lines: rows of 8 bytes (the interleave kernel's; it takes 8 2-byte lines before these tiles).
   expect_narrow_word_tiles(permute_case({8, 8192}, {1, 0}, 1), false);
   // The fill rule (narrow_word_fetch_256): 256-byte fills for lines in, not for dense in.
-  if (std::getenv("TORCH_TRANSPOSE_NARROW_WORD_FETCH_256") == nullptr) {
+  if (torch_transpose::kernel_switch("narrow_word_fetch_256", -1) == -1) {
     EXPECT_TRUE(torch_transpose::narrow_word_fetch_256(false));
     EXPECT_FALSE(torch_transpose::narrow_word_fetch_256(true));
   }
@@ -1697,7 +1697,7 @@ TEST(KernelsOnHost, NarrowWordPlans) {
 
 // Short-row copies of 2^k whole 16-byte vectors per row over one to three batch dims, the
 // innermost a multiple of a block's rows: the plans lean rows take (unless
-// TORCH_TRANSPOSE_LEAN_ROWS=0, as in ctest's fallback and forced runs, which send them to
+// TORCH_TRANSPOSE_KERNELS=lean_rows=0, as in ctest's fallback and forced runs, which send them to
 // row_vector_copy and row_group_copy). Rows of 64 elements: 4 to 64 vectors, 64 to 4 rows a block.
 std::vector<Case> lean_row_cases(int e) {
   return {
@@ -1728,7 +1728,7 @@ torch_transpose::CopyArgs copy_args_of(const LayoutPlan& plan) {
 // Which copy plans lean rows take: the cases above; not rows of a vector count other than 2^k,
 // an innermost batch dim of partial blocks, four batch dims, or partial vectors.
 TEST(KernelsOnHost, LeanRowPlans) {
-  if (torch_transpose::lean_rows_override() == torch_transpose::Override::Never) GTEST_SKIP() << "TORCH_TRANSPOSE_LEAN_ROWS=0";
+  if (torch_transpose::lean_rows_override() == torch_transpose::Override::Never) GTEST_SKIP() << "TORCH_TRANSPOSE_KERNELS=lean_rows=0";
   auto takes = [](const Case& c, bool expected) {
     SCOPED_TRACE(c.name);
     const LayoutPlan plan = place(c).plan;
@@ -1871,7 +1871,7 @@ TEST(KernelsOnHost, OutputViewsKeepTheirGuards) {
 }
 
 TEST(KernelsOnHost, GridSmallerThanWork) {
-  // With TORCH_TRANSPOSE_ONE_BLOCK_PER_ITEM=0 (ctest's fallback run) sm_count 1 caps the grid at
+  // With TORCH_TRANSPOSE_KERNELS=one_block_per_item=0 (ctest's fallback run) sm_count 1 caps the grid at
   // 64 blocks: every kernel's grid-stride loop runs.
   check_case(permute_case({600, 520}, {1, 0}, 4));
   check_case(permute_case({600, 521}, {1, 0}, 4, {523, 1}));  // window tiles

@@ -10,6 +10,9 @@
 
 #include <optional>
 #include <string>
+#include <vector>
+
+#include "launch_record.h"
 
 namespace torch_transpose {
 
@@ -33,5 +36,11 @@ at::Tensor to_memory_format(const at::Tensor& self, at::MemoryFormat memory_form
 // tensor), as one line of text: kind (empty, copy, transpose), merged sizes and strides,
 // fast dims, vector width and index width.
 std::string explain(const at::Tensor& self, at::IntArrayRef dims, const std::optional<at::Tensor>& out = std::nullopt);
+
+// The CUDA launches a call would make, without making them: for a CUDA tensor on its device, for
+// a meta tensor on a described device (compute capability 9.0, `sm_count` SMs, 132 by default).
+// sm_count > 0 overrides the device's count.
+std::vector<LaunchRecord> cuda_launches(const at::Tensor& self, at::IntArrayRef dims,
+                                        const std::optional<at::Tensor>& out = std::nullopt, int64_t sm_count = 0);
 
 }  // namespace torch_transpose
