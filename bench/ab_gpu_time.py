@@ -12,7 +12,7 @@ another dtype).
 
 Why a tool of its own: the switches (bench/README.md, "Tuning and profiling") are read once per
 process, so an A/B needs a process per setting; machines differ by up to 0.01 of copy on the same
-kernel (bench/NOTES.md), so settings are compared within one GPU call and round against round;
+kernel (docs/performance.md), so settings are compared within one GPU call and round against round;
 and by wall clock the benchmark also times the host, which hides kernel changes on calls of a
 few microseconds. GPU time here: `--calls` calls queued behind a sleep kernel (so the GPU never
 waits for the host), CUDA events around the batch, best of 3; copy = `dst.copy_(src)` of the

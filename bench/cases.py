@@ -155,16 +155,20 @@ def model_suite():
     ]
 
 
-SUITES = ("default", "models")
+SUITES = ("default", "models", "random")
 
 
-def suite(device, which="default"):
-    """The benchmark's cases: "default" is issue 3's suite (the CPU's own on the CPU), "models"
-    the model layouts on either device."""
+def suite(device, which="default", seed=0, count=60):
+    """The benchmark's cases: "default" is the fixed suite (the CPU's own on the CPU), "models"
+    the model layouts on either device, "random" `count` layouts drawn from `seed`
+    (bench/random_suite.py)."""
     if which not in SUITES:
         raise ValueError(f"suite must be one of {SUITES}, got {which!r}")
     if which == "models":
         return model_suite()
+    if which == "random":
+        from .random_suite import draw
+        return draw(seed, count, device)
     if device == "cpu":
         return CPU_CASES
     return transpose_suite() + permute_suite() + SMALL_CASES

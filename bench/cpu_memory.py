@@ -5,7 +5,7 @@ fresh mmap and hands it back with munmap when it is freed. On this project's CPU
 Firecracker KVM guest) the guest kernel then reports the freed pages to the host through the
 virtio balloon's free page reporting (feature bit 5, page_reporting_order 5: every free block
 of 128 KiB or more), the host drops them, and the next call's first touch waits while the host
-backs them again. Measured (bench/NOTES.md, CPU v6): 150 fresh bf16 4096² calls of ours had a
+backs them again. Measured (docs/performance.md): 150 fresh bf16 4096² calls of ours had a
 median of 4.2 ms and 15 calls over five times that (up to 35 ms), with 95 MiB reported during
 the loop; every CPU suite run had one or two cases stalled at about 2 GB/s, whichever hit it.
 

@@ -22,12 +22,12 @@ from . import cpu_memory, report, timing
 # Cases that move less than this (read + written) take 5-40 us a call on the H200, close to the
 # host time of a call from Python, so their wall-clock time measures the host as much as the
 # GPU, and the host's speed drifts: three runs of one build seconds apart read fp32 NCHW->NHWC
-# 32x3x224x224 at 0.79-0.99 of copy (bench/NOTES.md v32). They are timed in SMALL_ROUNDS rounds,
+# 32x3x224x224 at 0.79-0.99 of copy (docs/performance.md). They are timed in SMALL_ROUNDS rounds,
 # each implementation once per round in turn, and each keeps its median round, so a slow spell
 # of the host lands on all implementations alike instead of on whichever ran then. 64 MB is
 # issue 3's line for the bandwidth targets; larger cases are GPU-bound and timed once. Five
-# rounds since v34: with three, copy's own median on the 19 MB C = 3 layouts still read
-# 2014-3231 GB/s across the rows of one suite and between suites (bench/NOTES.md v33).
+# rounds now: with three, copy's own median on the 19 MB C = 3 layouts still read
+# 2014-3231 GB/s across the rows of one suite and between suites (docs/performance.md).
 SMALL_BYTES = 64e6
 SMALL_ROUNDS = 5
 
@@ -37,6 +37,8 @@ def parse_args(argv=None):
     p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu", choices=["cpu", "cuda"])
     p.add_argument("--suite", default="default", choices=case_defs.SUITES,
                    help="default: issue 3's suite (the CPU's own on the CPU); models: layouts and sizes from common models")
+    p.add_argument("--seed", type=int, default=0, help="random suite: the seed its layouts are drawn from")
+    p.add_argument("--count", type=int, default=60, help="random suite: how many layouts")
     p.add_argument("--quick", action="store_true", help="a few representative cases, shorter timing")
     p.add_argument("--cases", default="", help="comma-separated substrings: run cases whose name contains one "
                    "(a comma followed by a space stays inside a substring, as in '(2, 1, 0)')")
@@ -76,6 +78,17 @@ def default_stem(device, which="default"):
     return stem if which == "default" else f"{stem}-{which}"
 
 
+def cuda_kernel_of(case):
+    """The registry family and kernel the case's layout gets on this GPU (a dry run)."""
+    import torch_transpose as tt
+    x = case.make_input("meta")
+    try:
+        launches = tt.cuda_launches(x, list(case.op[1]), sm_count=torch.cuda.get_device_properties(0).multi_processor_count)
+    except RuntimeError as e:
+        return f"({e})"
+    return "; ".join(f"{l['family']}: {l['kernel']}" for l in launches)
+
+
 def split_case_filter(text):
     """'5-D,(2, 1, 0),[1:, 1:]' -> ['5-D', '(2, 1, 0)', '[1:, 1:]']: case names hold ', ' inside
     parentheses and brackets, so only a comma without a space after it separates substrings."""
@@ -83,7 +96,8 @@ def split_case_filter(text):
 
 
 def select_cases(args):
-    chosen = case_defs.suite(args.device, getattr(args, "suite", "default"))
+    chosen = case_defs.suite(args.device, getattr(args, "suite", "default"), getattr(args, "seed", 0),
+                             getattr(args, "count", 60))
     if args.quick:
         chosen = [c for c in chosen if c.quick]
     if args.cases:
@@ -188,6 +202,9 @@ def main(argv=None):
     impl_names = [i for i in args.impls.split(",") if i in impl_defs.IMPLS]
     if args.quick and args.impls == ",".join(impl_defs.IMPLS):
         impl_names = ["torch_transpose", "copy", "view_copy", "eager"]
+    elif args.suite == "random" and args.impls == ",".join(impl_defs.IMPLS):
+        # The anchors the generality targets name; tuned Triton and cuBLAS would double the run.
+        impl_names = ["torch_transpose", "copy", "view_copy", "eager", "compile"]
     min_run_time = args.min_run_time or (0.1 if args.quick else 0.3)
     chosen = select_cases(args)
     records = []
@@ -195,6 +212,8 @@ def main(argv=None):
     if args.device == "cpu":
         meta["cpu_memory"] = cpu_memory.FRESH_PAGES if args.fresh_pages else cpu_memory.keep_freed_memory()
     stem = args.name or default_stem(args.device, args.suite)
+    if args.suite == "random" and not args.name:
+        stem += f"-s{args.seed}"
     for i, case in enumerate(chosen):
         progress(i, len(chosen), case.name)
         try:
@@ -208,6 +227,11 @@ def main(argv=None):
     progress(len(chosen), len(chosen), "done")
     table = report.write_all(records, {**meta, "complete": True}, Path(args.out_dir), stem)
     print(table)
+    if args.suite == "random":
+        from .random_suite import summary
+        text = summary(records, chosen, cuda_kernel_of if args.device == "cuda" else None)
+        print("\n" + text)
+        (Path(args.out_dir) / f"{stem}-summary.txt").write_text(text + "\n")
     big = [r for r in records if r["impl"] == "torch_transpose" and r["bytes"] >= 64e6 and r.get("ceiling_gbps")]
     if big:
         print(f"\ngeomean ours/ceiling over cases >= 64 MB: {report.geomean([r['gbps'] / r['ceiling_gbps'] for r in big]):.3f}"

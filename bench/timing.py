@@ -18,7 +18,7 @@ def warm_up(fn, warmup_s):
     same size, until freed blocks merge. Those slow calls are alike, so no test of "settled"
     tells them from a slow steady state; the first implementation of a case meets them. One
     warm-up call left them inside the timed calls (fp32 4096^2 read 1 GB/s in one suite run),
-    and so did a fixed second of calls on the 90 MB case (bench/NOTES.md, CPU v6)."""
+    and so did a fixed second of calls on the 90 MB case (docs/performance.md)."""
     start = time.perf_counter()
     calls = 0
     while calls < WARMUP_CALLS or time.perf_counter() - start < warmup_s:
@@ -43,7 +43,7 @@ def median_seconds(fn, min_run_time, warmup_s=0.0):
 
 # Calls captured back to back in one graph. One replay of a single 128 KB call took 2.5-4 us,
 # about what `graph.replay()` costs the host, and the ours/eager ratio of fp32 8x64x64 swung
-# 0.62-1.30 between runs with the same kernels (bench/NOTES.md v11); spread over 20 calls, the
+# 0.62-1.30 between runs with the same kernels (docs/performance.md); spread over 20 calls, the
 # replay's own cost is a small part of each call's time, as in a captured model.
 CALLS_PER_GRAPH = 20
 

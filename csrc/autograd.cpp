@@ -1,14 +1,4 @@
 // Autograd kernels of the functional operators, for every caller (Python and LibTorch).
-//
-// They live in C++ rather than in torch.library.register_autograd because every call of an
-// op passes its Autograd key, gradients wanted or not: a Python autograd kernel there cost
-// about 8 us per call (measured on the CPU, 2026-11-29), which made small tensors 1.5x slower
-// than eager `t().contiguous()`. Calls that need no gradient skip the autograd::Function.
-// torch.func refuses both kinds of op-level autograd; the Python wrappers route calls that
-// need a gradient through torch.autograd.Function subclasses instead (_autograd.py).
-// d(transpose)/dx is the same transpose of the gradient, d(permute)/dx the inverse permute,
-// d(to_memory_format)/dx the gradient itself. Backward calls the ops again through the
-// dispatcher, so double backward works too.
 #include <torch/autograd.h>
 #include <torch/library.h>
 

@@ -1,8 +1,7 @@
 // What the Python fast entry points (csrc/python_module.cpp) call when a call through the
 // dispatcher would reach our CPU or CUDA kernel with nothing in between: the same kernels, without
 // the dispatcher's two hops (the autograd kernel, then the backend's) and with the output
-// allocated directly. On the GPU machine a small call spends 8-11 us on the host; the benchmark's
-// C = 3 layouts are host-bound there (bench/NOTES.md v31, v32).
+// allocated directly.
 #pragma once
 
 #include <ATen/core/Tensor.h>
@@ -14,7 +13,6 @@ namespace torch_transpose {
 // autograd's and ADInplaceOrView's (so no vmap, functionalization, autocast, dispatch mode,
 // tracer, conjugate or negative view, named, sparse, quantized or meta tensor), and no profiler
 // or other RecordFunction callback is listening (the dispatcher would record the op for it).
-// TORCH_TRANSPOSE_KERNELS=fast_direct=0 makes it false always (for A/B runs and tests of both routes).
 bool dispatch_reaches_kernels(const at::Tensor& self);
 
 // The ops' CPU and CUDA kernels (csrc/ops.cpp), for callers that dispatch_reaches_kernels.

@@ -32,4 +32,9 @@ int run_layout_plan_cuda(const LayoutPlan& plan, const void* in, void* out, void
 std::vector<LaunchRecord> dry_run_layout_plan_cuda(const LayoutPlan& plan, const void* in, const void* out,
                                                    const DeviceDescription& device);
 
+// Every family that fits the plan on `device`, each with the launches it would make, in the
+// registry's order (the first is the one run_layout_plan_cuda takes).
+std::vector<LaunchRecord> dry_run_candidates_cuda(const LayoutPlan& plan, const void* in, const void* out,
+                                                  const DeviceDescription& device);
+
 }  // namespace torch_transpose

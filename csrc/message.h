@@ -1,10 +1,4 @@
 // Error-message formatting without iostreams.
-//
-// Why: on the GPU machine (g++ 13.3, torch 2.11.0+cu130) any std::ostringstream used inside
-// this library's .so crashed the process (seen on 2026-11-29 in c10::str's stream formatting,
-// CPU and CUDA paths alike), while streams inside libc10 worked. c10::str and TORCH_CHECK
-// return a single std::string argument untouched, so building the text here with plain
-// appends keeps every error path stream-free.
 #pragma once
 
 #include <c10/core/Device.h>

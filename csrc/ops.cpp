@@ -198,8 +198,6 @@ void run_into(const char* op, const Tensor& self, IntArrayRef perm, const Tensor
   if (self.device().is_cuda()) {
     c10::cuda::OptionalCUDAGuard guard;
     if (device == Device::NeedsGuard) guard.set_device(self.device());
-    // Properties and stream by the device's index: the by-current-device lookups ask the runtime
-    // for the device each time (small calls are host-bound: bench/NOTES.md v40).
     const c10::DeviceIndex index = self.device().index();
     const int sm_count = at::cuda::getDeviceProperties(index)->multiProcessorCount;
     const int err = run_layout_plan_cuda(plan, self.const_data_ptr(), out.data_ptr(),
@@ -225,12 +223,6 @@ Tensor prepare_new_output(Tensor out) {
   return out;
 }
 
-// How a functional op allocates its result: through at::empty (the dispatcher, so dispatch modes
-// and the profiler see the allocation), or, where dispatch_reaches_kernels held and nothing would
-// see it, straight from the backend's allocator (GPU machine, C++ probe: at::empty 1.6 us per
-// allocation and free, empty_cuda 0.9, empty_generic 0.76; scripts/host_cost_probe.py). The
-// result is written whole, so the deterministic mode's fill of new memory, which at::empty would
-// run, has nothing to add.
 enum class Allocation { Dispatched, Direct };
 
 // A CUDA result is allocated on the current device: the caller holds self's device guard
@@ -375,7 +367,7 @@ std::vector<RecordedLayout> take_recorded_layouts() {
 }
 
 std::vector<LaunchRecord> cuda_launches(const at::Tensor& self, at::IntArrayRef dims, const std::optional<at::Tensor>& out,
-                                        int64_t sm_count) {
+                                        int64_t sm_count, bool candidates) {
   const auto perm = checked_permutation("explain", self, dims);
   const Tensor target = out.has_value() ? *out : at::empty(permuted_sizes(self, perm), self.options().device(at::kMeta));
   if (out.has_value()) check_out("explain", self, permuted_sizes(self, perm), *out);
@@ -392,10 +384,13 @@ std::vector<LaunchRecord> cuda_launches(const at::Tensor& self, at::IntArrayRef 
     device.capability_minor = properties->minor;
   }
   if (sm_count > 0) device.sm_count = static_cast<int>(sm_count);
-  return dry_run_layout_plan_cuda(plan, reinterpret_cast<const void*>(address_of(self)),
-                                  reinterpret_cast<const void*>(address_of(target)), device);
+  const void* in = reinterpret_cast<const void*>(address_of(self));
+  const void* out_address = reinterpret_cast<const void*>(address_of(target));
+  return candidates ? dry_run_candidates_cuda(plan, in, out_address, device)
+                    : dry_run_layout_plan_cuda(plan, in, out_address, device);
 #else
   (void)sm_count;
+  (void)candidates;
   TORCH_CHECK_NOT_IMPLEMENTED(false, "explain: this build of torch_transpose has no CUDA kernels");
 #endif
 }

@@ -115,11 +115,6 @@ bool takes_args(const char* name, Py_ssize_t nargs, Py_ssize_t expected) {
   return false;
 }
 
-// The entry points are plain CPython functions (METH_FASTCALL), not pybind11 ones: pybind11's
-// argument loaders and overload walk cost about 0.37 us a call on the CPU VM, where such a
-// function answering at its first test takes 0.1 (bench/NOTES.md v34). HANDLE_TH_ERRORS turns
-// PyTorch's C++ errors into its Python ones (IndexError for a dim out of range, ...), as
-// pybind11's translator did.
 PyObject* transpose_fast(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   HANDLE_TH_ERRORS
   if (!takes_args("transpose_fast", nargs, 3)) return nullptr;
@@ -232,10 +227,11 @@ PYBIND11_MODULE(_C, m) {
         pybind11::arg("out") = std::nullopt,
         "The kernel plan for self.permute(dims) into out (or a new contiguous tensor), as text.");
   m.def("cuda_launches", [](const Tensor& self, const std::vector<int64_t>& dims, const std::optional<Tensor>& out,
-                           int64_t sm_count) {
+                           int64_t sm_count, bool candidates) {
     py::list launches;
-    for (const auto& launch : torch_transpose::cuda_launches(self, dims, out, sm_count)) {
+    for (const auto& launch : torch_transpose::cuda_launches(self, dims, out, sm_count, candidates)) {
       py::dict d;
+      d["family"] = launch.family;
       d["kernel"] = launch.kernel;
       d["grid"] = py::make_tuple(launch.grid[0], launch.grid[1], launch.grid[2]);
       d["threads"] = launch.threads;
@@ -244,6 +240,7 @@ PYBIND11_MODULE(_C, m) {
     }
     return launches;
   }, pybind11::arg("self"), pybind11::arg("dims"), pybind11::arg("out") = std::nullopt, pybind11::arg("sm_count") = 0,
+        pybind11::arg("candidates") = false,
         "The CUDA launches for self.permute(dims) into out, made by nobody (a dry run).");
   m.def("set_kernel_switches", [](const std::string& text) {
     try {

@@ -8,7 +8,7 @@ tensor over ours with `out=` into another, and as our call into a fresh output.
     python3 scripts/cpu_ab.py --settings "" "TORCH_TRANSPOSE_KERNELS=cpu_avx512=0" --shapes ...   # switches
 
 Why `out=`: on the 2-core VM a large fresh output's first touch costs more than the transpose and
-swings from call to call (bench/NOTES.md, CPU v4), which hides kernel changes; the fresh column
+swings from call to call (docs/performance.md), which hides kernel changes; the fresh column
 is printed for what a plain call costs. Timings are the benchmark's own medians
 (bench.timing.median_seconds: torch.utils.benchmark on all of torch's threads). Every output is
 compared bit for bit with eager's before it is timed. Shapes are written as bench.ab_gpu_time's

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One call on the GPU machine: build for sm_90, run every test file (CUDA included), run a CUDA
 # subset under compute-sanitizer, then benchmark. Everything is logged to $OUT/gpu-check.log
-# (the device tool returns at most 8 files), benchmark results go to $OUT/<name>.{json,csv,md,png}.
+# (at most 8 files come back from a GPU machine), benchmark results go to $OUT/<name>.{json,csv,md,png}.
 # Environment: BUILD=0 (a carried prebuilt extension, see below), BENCH_ARGS (e.g. "--quick"; split on spaces, so no spaces inside one argument),
 # RUN_BENCH=0, SANITIZE=0, SANITIZE_TOOLS, SANITIZE_TARGET=subset|suite|rest, SANITIZE_SCRIPT,
 # SANITIZE_SHARDS, SANITIZE_OURS_ONLY, SANITIZE_TIMEOUT, SANITIZE_CASE_TIMEOUT (see the sanitizer
@@ -27,7 +27,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu 
 python3 -c "import torch; print('torch', torch.__version__, 'cuda', torch.version.cuda, torch.cuda.get_device_name())" 2>&1 | tee -a "$LOG"
 
 # BUILD=0: use an extension that was built elsewhere for this machine's Python and torch and
-# carried along (torch_transpose/_C.cpython-312-*.so: the device tool's `carry`), when it imports;
+# carried along (torch_transpose/_C.cpython-312-*.so: built elsewhere), when it imports;
 # it saves the build's 90-110 s of device time. Otherwise (or when it does not import) build here.
 if [[ ${BUILD:-1} == 0 ]] && python3 -c "import torch_transpose" >> "$LOG" 2>&1; then
   say "== using the prebuilt extension: $(python3 -c 'import torch_transpose; print(torch_transpose._C.__file__)')"
@@ -85,7 +85,7 @@ split_cases() {  # writes $shard_dir/all-cases and cases.<name>, one pytest node
 # SANITIZE_CASE_TIMEOUT (seconds; suite target: 150 by default, 0 = none): a case still running
 # after that long ends its shard with every thread's Python stack in the log (pytest-timeout's
 # thread method), so that a hang shows where it waits. Racecheck of test_many_threads hung that
-# way in session 13, where the shard's timeout only said that it had.
+# way once (H200, 2026-11-30), where the shard's timeout only said that it had.
 case_timeout=()
 default_case_timeout=0
 [[ ${SANITIZE_TARGET:-subset} == suite ]] && default_case_timeout=150
@@ -222,7 +222,7 @@ if [[ ${SANITIZE:-1} == 1 ]]; then
       report_tool "$tool" $?
     done
   fi
-  rm -rf "$shard_dir"  # merged into the per-tool logs; the device tool brings back 8 files at most
+  rm -rf "$shard_dir"  # merged into the per-tool logs; at most 8 files come back
 fi
 
 if [[ ${RUN_BENCH:-1} == 1 ]]; then

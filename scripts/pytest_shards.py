@@ -1,8 +1,8 @@
 """Runs a pytest selection as K processes at once, each on a share of its cases, and adds up
 their counts: device time on the GPU machine is the scarce thing, and most of a CUDA test file's
 time is not the GPU's. The switch reruns (run_file_with_switches, helpers.py) each start a
-pytest process of their own (torch import, CUDA context, collection: 10-15 s, session 66), and
-test_permute's CUDA cases took 362 s in one process for 202 cases (session 66, H100).
+pytest process of their own (torch import, CUDA context, collection: 10-15 s on the H100, 2026-12-05), and
+test_permute's CUDA cases took 362 s in one process for 202 cases.
 
     python3 scripts/pytest_shards.py 4 --log-dir $OUT/shards -- tests -m cuda
     python3 scripts/pytest_shards.py 2 -- tests/test_permute.py -m "not cuda"

@@ -6,7 +6,7 @@ from pathlib import Path
 # first imported, so this comes before torch. On our GPU machine the default CXX builds code that
 # crashes inside the process (README, "Notes for the GPU machine"); scripts/test_cxx.sh picks the
 # compiler, `make test` and scripts/gpu_check.sh pass its choice, and a bare `pytest` takes the
-# same choice here (session 29 lost a GPU call to a bare run that crashed in aoti_load_package).
+# same choice here .
 _test_cxx = subprocess.run(["bash", str(Path(__file__).resolve().parent.parent / "scripts" / "test_cxx.sh")],
                            capture_output=True, text=True, check=False).stdout.strip()
 if _test_cxx:
@@ -30,7 +30,7 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 # Under the tools, Inductor's debug check of its CUDA-graph pool (slow_path_cudagraph_asserts,
 # on by default) finds one of Inductor's own intermediates still allocated after the warm-up
 # run and raises, while the tools report no error. Without the tools the check passes, so
-# ordinary runs keep it on. Seen on the H200, torch 2.11, 2026-11-30; bench/NOTES.md has more.
+# ordinary runs keep it on. Seen on the H200, torch 2.11, 2026-11-30; docs/performance.md has more.
 if os.environ.get("TT_TESTS_NO_CUDAGRAPH_POOL_CHECK") == "1":
     import torch._inductor.config as inductor_config
     inductor_config.triton.slow_path_cudagraph_asserts = False

@@ -96,7 +96,7 @@ def run_file_with_switches(test_file, switches, selection, passed):
     checks that exactly `passed` of them ran and passed.
 
     A selection that matches the calling test's own name would rerun it inside its rerun, without
-    end (sessions 39 and 43 each lost a GPU call so): the child marks its environment, and a rerun asked for
+    end : the child marks its environment, and a rerun asked for
     from inside one fails at once."""
     assert os.environ.get(RERUN_MARK) is None, (f"-k {selection!r} selected the test that reruns it: rename that "
                                                 "test so that its name does not contain the selection")

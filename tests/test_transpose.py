@@ -466,7 +466,7 @@ def test_half_vector_output_rows_switched(realign):
 # 4-byte transposes whose output rows lie 512 KB apart: out= views in guard buffers whose rows
 # are 512 KB of floats and two vectors long, with whole tiles, edges on both dims, a batch, and
 # the (2, 1, 0) permute of a 3-D tensor into such a view. The H200 writes rows that far apart
-# more slowly (bench/NOTES.md v27); a kernel for them (long row tiles) was tried on these cases
+# more slowly (docs/performance.md); a kernel for them (long row tiles) was tried on these cases
 # and lost, so they take the square tile kernels.
 FAR_ROW = 131072 + 8
 
@@ -761,7 +761,7 @@ def test_byte_rows_into_wider_aligned_rows(device):
     # A 1-byte transpose whose output rows (74 bytes) lie 112 bytes apart in a wider buffer, each
     # starting on the 16-byte grid: every vector fits, but a bulk tensor store (the copy engine's
     # tiles, sm_90) writes up to the next 16-byte boundary past a row's end, so on the H200 bytes
-    # 74-79 of every row were overwritten (session 41) until such plans left that kernel. Then the
+    # 74-79 of every row were overwritten until such plans left that kernel. Then the
     # same into a batched channels-last view.
     x = random_bits((74, 480), torch.uint8, device)
     buf = poisoned((480, 112), torch.uint8, device)

@@ -127,24 +127,56 @@ def to_memory_format(input: torch.Tensor, memory_format: torch.memory_format) ->
 
 
 def explain(input: torch.Tensor, dims: Sequence[int], out: Optional[torch.Tensor] = None, *,
-            sm_count: Optional[int] = None) -> str:
+            sm_count: Optional[int] = None, candidates: bool = False) -> str:
     """The plan and the kernel for ``input.permute(dims)`` into ``out`` (or a new tensor), as text.
 
-    The first line is the plan. For CUDA tensors, and for meta tensors (a described device of
-    compute capability 9.0 with ``sm_count`` SMs, 132 by default), a ``kernel:`` line follows for
-    each launch: the kernel with its template arguments, grid, threads and shared memory.
+    Args:
+        input: the tensor to permute; CUDA and meta tensors also get their kernel named (a meta
+            tensor stands for a device of compute capability 9.0 with ``sm_count`` SMs).
+        dims: the permutation, as for ``Tensor.permute``.
+        out: the tensor to write into, if any (any strides).
+        sm_count: the SM count to choose for (default: the device's; 132 for meta tensors).
+        candidates: also list every kernel family that fits, in the order the selection tries them.
+
+    The first line is the plan. A ``kernel:`` line follows for each launch: the registry family
+    that chose it, the kernel with its template arguments, grid, threads and shared memory.
+
+    Example::
+
+        >>> print(torch_transpose.explain(torch.empty(8192, 8192, device="meta"), (1, 0)))
+        transpose: sizes=[8192, 8192] ... element_bytes=4 vec=4 index=32
+        kernel: lean_tile: lean_tile_transpose_kernel<unsigned int, 4, 64, false, true> grid=(128, 128, 1) ...
     """
     text = _C.explain(input, list(dims), out)
-    if _C.with_cuda and (input.is_cuda or input.is_meta):
-        for launch in cuda_launches(input, dims, out, sm_count=sm_count):
-            text += (f"\nkernel: {launch['kernel']} grid={launch['grid']} threads={launch['threads']} "
-                     f"smem={launch['smem']}")
+    if not (_C.with_cuda and (input.is_cuda or input.is_meta)):
+        return text
+
+    def line(prefix, launch):
+        return (f"\n{prefix}: {launch['family']}: {launch['kernel']} grid={launch['grid']} "
+                f"threads={launch['threads']} smem={launch['smem']}")
+
+    for launch in cuda_launches(input, dims, out, sm_count=sm_count):
+        text += line("kernel", launch)
+    if candidates:
+        for launch in cuda_launches(input, dims, out, sm_count=sm_count, candidates=True):
+            text += line("candidate", launch)
     return text
 
 
 def cuda_launches(input: torch.Tensor, dims: Sequence[int], out: Optional[torch.Tensor] = None, *,
-                  sm_count: Optional[int] = None) -> list:
-    """The CUDA launches ``permute_out(input, dims, out)`` would make, as dicts (kernel, grid,
-    threads, smem), found by a dry run that needs no GPU. ``input`` is a CUDA tensor or a meta
-    tensor (then a device of compute capability 9.0 with ``sm_count`` SMs, 132 by default)."""
-    return _C.cuda_launches(input, list(dims), out, int(sm_count or 0))
+                  sm_count: Optional[int] = None, candidates: bool = False) -> list:
+    """The CUDA launches ``permute_out(input, dims, out)`` would make, found by a dry run that
+    needs no GPU.
+
+    Args:
+        input: a CUDA tensor, or a meta tensor (then a device of compute capability 9.0).
+        dims: the permutation.
+        out: the tensor to write into, if any.
+        sm_count: the SM count to choose for (default: the device's; 132 for meta tensors).
+        candidates: every family that fits, in the registry's order, instead of the chosen one.
+
+    Returns:
+        A list of dicts with keys ``family``, ``kernel`` (with template arguments), ``grid``,
+        ``threads`` and ``smem``.
+    """
+    return _C.cuda_launches(input, list(dims), out, int(sm_count or 0), bool(candidates))

@@ -52,25 +52,14 @@ constexpr int64_t kCpuTile = std::max<int64_t>(16, kCpuTileBytes / static_cast<i
 
 // Tiles of large outputs in wide blocks (1-, 2-, 4- and 8-byte elements, unit stride along a
 // on the input and along b on the output, kStreamingMinBytes or more) are 256 bytes wide: 64 x 64
-// fp32. Their blocks go straight to the output, input rows first (streamed where the output rows
-// are whole lines), so no tile is staged, and the larger tile measured faster on the 2-core Zen
-// 5 VM (4096^2 fp32 streamed: 36-45 GB/s against 36-40 for 32 x 32; bench/NOTES.md, CPU v5).
-// For outputs that stay in cache the narrower tile, output rows first, was as fast or faster.
+// fp32.
 constexpr int64_t kCpuWideTileBytes = 256;
 
 // Outputs of at least this many bytes are written with streaming stores (streaming_store.h).
 // Smaller ones may still be in cache when the caller reads them, which plain stores keep.
-// Session 60 tried 16 MiB and went back (bench/NOTES.md, CPU v6): outputs of 9-12 MiB gained
-// 1.3-1.4x from plain stores only while the input, the output and one more buffer of that size
-// fit this VM's 32 MiB L3 (fp32 1536^2), and lost 2x where they did not (fp32 NCHW->NHWC
-// 16x64x56x56: 1.7-1.9x eager's copy_ plain, 3.6-3.9 streamed). A model's working set is
-// larger than a benchmark's.
 constexpr int64_t kStreamingMinBytes = int64_t{8} << 20;
 // Row copies stream from a larger output: a copy is cheap enough that the cache it keeps
-// counts more. On the 2-core Zen 5 VM (L3 32 MiB), eager's copy_ time over ours into a reused
-// output (bench/NOTES.md, CPU v6): fp32 (0, 2, 1, 3) with 256-byte rows streamed 0.43 at 8
-// MiB, 0.85-1.01 at 16, 1.4-2.6 at 24 and 1.6-2.1 at 32 (plain: 0.77-1.1 throughout); rows of
-// 64 KiB 0.41-0.76 at 8-16 MiB, 0.99-1.09 at 24 (plain 0.91-1.27).
+// counts more.
 constexpr int64_t kRowStreamingMinBytes = int64_t{24} << 20;
 
 // How many columns b (a multiple of k, at most b_full) of `rows` < k rows along a may go by
@@ -86,19 +75,6 @@ inline int64_t short_block_columns(int64_t rows, int64_t b_full, int64_t k, int6
 // dst(ia, ib) = src(ia, ib) for a tile of na x nb elements; each side walks a and b with its
 // own strides. Whole SIMD blocks where a is unit-stride on the source and b on the
 // destination, scalar moves for the rest, except:
-// * the columns past the last whole block along b (all of them where nb is under a block, as
-//   NCHW -> NHWC of 2-15 channels is) go by blocks cut short along b, which load only those
-//   input rows and store only those columns of each output row;
-// * the rows past the last whole block along a (all of them where na is under a block, as NHWC
-//   -> NCHW of 2-15 channels is) go by blocks cut short along a, which store only those rows but
-//   load whole input vectors: where src_readable (the largest element offset from src that
-//   lies inside the input) says those loads stay inside it.
-// order: how wide blocks (AVX-512 or AVX2) are walked and stored (BlockOrder, simd_transpose.h;
-// streamed needs each block's output rows on 64-byte lines: transpose_tiles says when). The
-// rest of the tile goes by plain stores.
-// 2-core VM, same session, eager's time / ours (bench/NOTES.md, CPU v4): NHWC -> NCHW int8
-// 64x224x224x3 0.73-0.79 -> 1.47-1.81, bf16 C = 3 0.86 -> 1.86-2.13, int8 C = 8 0.86-0.91 ->
-// 2.3-4.9; NCHW -> NHWC fp32 32x3x224x224 0.57-0.65 -> 1.70-2.39, bf16 0.61-0.81 -> 1.14-1.43.
 template <typename T>
 void move_tile(const T* src, int64_t src_sa, int64_t src_sb, T* dst, int64_t dst_sa, int64_t dst_sb,
                int64_t na, int64_t nb, int64_t src_readable, BlockOrder order = BlockOrder::kOutputRowsFirst) {
@@ -141,9 +117,6 @@ void move_tile(const T* src, int64_t src_sa, int64_t src_sb, T* dst, int64_t dst
           SimdBlock<T>::transpose(src + ib * src_sb + ia, src_sb, dst + ia * dst_sa + ib, dst_sa);
         }
       }
-      // The columns past the last whole block along b (all of them where nb is under a block,
-      // as NCHW -> NHWC of 2-15 channels is), for the rows of whole blocks: blocks cut short
-      // along b, which load only those input rows and store only those columns.
       b_done = b_full;
       if (nb - b_full >= 2) {
         for (int64_t ia = 0; ia < a_full; ia += k) {
@@ -186,10 +159,6 @@ bool use_streaming_stores(const FastDims& f, const BatchIndexer& batch, const T*
   return large && f.out_sb == 1 && (f.out_sa * e) % 64 == 0 && batch_on_lines(batch, out, e);
 }
 
-// Row copies stream their output where every row is contiguous on both sides and whole 64-byte
-// lines, and the output is large: a plain store reads each output line before writing it, so a
-// copy that leaves the cache moves three bytes for every two. Attention's (B, H, S, D) ->
-// (B, S, H, D) with D = 64 is such a copy in bf16 (128-byte rows) and fp32 (256 bytes).
 template <typename T>
 bool use_streaming_rows(const BatchIndexer& batch, int64_t n, int64_t in_sb, int64_t out_sb, const T* out) {
   constexpr int64_t e = sizeof(T);
@@ -259,15 +228,6 @@ void transpose_tiles_of(const FastDims& f, const BatchIndexer& batch, bool strea
 }
 
 #if defined(TT_HAVE_AVX512_PACKED_ROWS)
-// Which packed plans take lane permutes (packed_rows.h): c that are not powers of two up to 7, and
-// for 1-byte elements up to 15, by chains of c - 1 permutes a register; powers of two below a
-// register's lane count by networks of log2(c) permutes a register, except unpacks of 16 2-byte
-// rows. Beyond that the tiles' blocks won. On the 2-core Zen 5 VM (bench/NOTES.md, CPU v7), copy's
-// time over ours, permutes against tiles: chains: int8 c = 9 and 13 0.45 against 0.15 and 0.29
-// against 0.18, but bf16 c = 12 0.30-0.35 against 0.36-0.37 and fp32 c = 15 0.24 against 0.36;
-// networks: bf16 NHWC -> NCHW of 8 0.84-1.03 against 0.57-0.59, int8 of 16 0.50 against 0.15,
-// fp64 NCHW -> NHWC of 4 0.98-1.02 against 0.27-0.31, but bf16 NHWC -> NCHW of 16 0.49-0.51
-// against 0.55-0.67.
 template <typename T>
 bool permutes_pay(int64_t c, bool unpack) {
   constexpr int64_t lanes = 64 / sizeof(T);
@@ -277,17 +237,6 @@ bool permutes_pay(int64_t c, bool unpack) {
 #endif
 
 #if defined(TT_HAVE_SHUFFLED_PACKED_ROWS)
-// Which packed plans take 16-byte shuffles (packed_rows.h) where the permutes do not run (a CPU
-// without AVX-512, or without VBMI for bytes), one problem a 16-byte register (SSSE3; with AVX2,
-// pair_shuffles_pay below): up to 8 rows (at most 8 shuffles a register), and packs (one output
-// stream) of 1-byte elements up to 10 rows and of 4- and 8-byte ones up to 12 (at most 4
-// shuffles a register). Beyond that the tiles' SSE2 blocks won. On the 2-core Zen 5 VM with
-// TORCH_TRANSPOSE_KERNELS=cpu_avx512=0 (bench/NOTES.md, CPU v8), eager's time over ours, tiles ->
-// shuffles: won int8 c = 3 NCHW -> NHWC 1.34-1.42 -> 17.8-19.1, NHWC -> NCHW 1.8-1.9 -> 9.1-9.5,
-// fp64 c = 3 0.57-0.61 -> 1.8-3.0, int8 c = 9 and 10 packs 2.1-2.8 -> 2.8-3.6, fp32 c = 12 pack
-// 1.1-1.2 -> 2.2-2.3, fp64 c = 8 unpack 1.5 -> 4.1-5.1; lost: bf16 packs of 10 and 12 (2.4-2.9 ->
-// 1.7-2.1), unpacks of int8 11 and 13 (4.3-8.5 -> 1.5-2.0), bf16 16 (3.8-6.3 -> 2.2), fp32 15
-// (1.9-2.3 -> 1.3-1.6), fp64 12 (1.4-1.7 -> 0.32); level: bf16 c = 6 pack, c = 7 unpack.
 template <typename T>
 bool shuffles_pay(int64_t c, bool unpack) {
   if (c <= 8) return true;
@@ -297,13 +246,7 @@ bool shuffles_pay(int64_t c, bool unpack) {
 
 // The same for the AVX2 form (two problems a 32-byte register, one shuffle for 32 bytes), which
 // pays for more rows: up to 8 rows; packs of 1- and 2-byte elements to 12, of 4- and 8-byte ones
-// to 16; unpacks of 1-byte elements to 9, of 8-byte ones to 12. The Zen 5 VM without AVX-512,
-// 3 rounds, tiles -> AVX2 shuffles (bench/NOTES.md, CPU v9): won int8 pack of 12 2.97-3.04 ->
-// 3.68-3.76, bf16 of 10 and 11 2.44-2.72 -> 2.90-3.22 (12 level or better), fp32 of 15 and 16
-// 1.27-1.68 -> 2.15-5.54, fp64 of 16 2.28-2.96 -> 2.73-5.20, unpacks of int8 9 3.58-3.66 ->
-// 4.75-4.89 and fp64 10 and 12 1.47-1.66 -> 1.88-4.52; lost int8 pack of 14 (3.0 -> 2.85) and 16
-// (7.2-7.5 -> 2.2), unpacks of int8 11-16 (4.3-6.6 -> 1.9-3.5), bf16 12 (4.1-4.2 -> 2.8); level
-// unpacks of int8 10, bf16 9, fp32 12 and 15, fp64 16.
+// to 16; unpacks of 1-byte elements to 9, of 8-byte ones to 12.
 template <typename T>
 bool pair_shuffles_pay(int64_t c, bool unpack) {
   if (c <= 8) return true;
@@ -318,11 +261,7 @@ enum class PackedRoute { kNone, kInterleave, kPermutes, kShuffles, kElementMoves
 
 // Packs of 2, 4 or 8 elements that fit a 16-byte vector interleave (simd_transpose.h: log2(c)
 // unpacks a register) on every CPU; the rest take the permutes on CPUs that run them, by their
-// rule, else the shuffles. Packs of 16-byte elements move them one by one, up to kMaxPackedRows
-// rows; their unpacks stay on the tiles. 2-core Zen 5 VM, eager's time over ours, tiles ->
-// element moves (bench/NOTES.md, CPU v8): complex128 NCHW -> NHWC of 3 channels 0.58-0.72 ->
-// 1.01-1.03, of 2 0.56-0.80 -> 1.30-1.43, of 8 1.12-1.20 -> 1.33-1.65; but NHWC -> NCHW of 3 and 4
-// 1.29-2.61 -> 1.23-1.55, of 12 and 16 level.
+// rule, else the shuffles.
 template <typename T>
 PackedRoute packed_route(int64_t c, bool unpack) {
   if (!cpu_packed_rows_enabled()) return PackedRoute::kNone;
@@ -343,9 +282,6 @@ PackedRoute packed_route(int64_t c, bool unpack) {
   return PackedRoute::kNone;
 }
 
-// n elements of each of C rows packed by element moves (row j at src + j src_stride, packed at
-// dst). C is a compile-time constant: with c read at run time, complex128 NCHW -> NHWC of 3
-// channels ran at 0.65-0.70 of eager, no faster than the tiles.
 template <int C, typename T>
 void pack_elements(const T* src, int64_t src_stride, T* dst, int64_t n) {
   const T* rows[C];
@@ -379,13 +315,6 @@ void move_packed_registers(PackedRoute route, const T* src, int64_t src_stride, 
   (void)stream;
 }
 
-// Transposes whose short side is c (2-16) elements lying back to back on one side, the other
-// side's rows long (NCHW <-> NHWC of few channels, pixel shuffle): packed by lane permutes,
-// shuffles or interleaves of whole registers (packed_rows.h, simd_transpose.h) along runs of
-// kPackedRun elements of the long side, instead of tiles of 128 or 256 bytes a side. A tile of 3
-// channels moved 384-768 bytes for the cost of finding its batch item and choosing its path,
-// which on the 2-core Zen 5 VM took as long as the permutes (bench/NOTES.md, CPU v7). Returns
-// false where the plan is not of this kind or no route takes it.
 constexpr int64_t kPackedRun = 4096;  // elements along the long side per task: whole registers
 
 template <typename T>
@@ -406,9 +335,7 @@ bool move_packed_rows(const FastDims& f, const BatchIndexer& batch, const T* in,
   const int64_t runs = (n + kPackedRun - 1) / kPackedRun;
   // Outputs of kRowStreamingMinBytes or more are streamed where every register's store is a
   // whole line (64-byte registers) or within one (16-byte ones): batch items on lines, and for
-  // an unpack the output rows too (a pack's runs start kPackedRun groups apart). From 8 MiB, as
-  // tiles stream, bf16 NCHW -> NHWC 32x3x224x224 (9.6 MB) lost 2x; int8 NHWC -> NCHW
-  // 256x224x224x3 (38 MB) gained 1.3-1.9x (CPU v7). Interleaves and element moves store plainly.
+  // an unpack the output rows too (a pack's runs start kPackedRun groups apart).
   constexpr int64_t e = sizeof(T);
   const bool large = batch.count() * f.size_a * f.size_b * e >= kRowStreamingMinBytes;
   const bool stream = large && (route == PackedRoute::kPermutes || route == PackedRoute::kShuffles) &&
@@ -484,8 +411,6 @@ void copy_rows(const LayoutPlan& plan, const T* in, T* out) {
   const int64_t total = batch.count() * chunks;
   const int64_t grain = std::max<int64_t>(1, kChunk / std::max<int64_t>(1, n));
   constexpr int64_t e = sizeof(T);
-  // Rows of one chunk only: chunks of long rows kept memcpy, which streamed ran slower (fp32
-  // 64x4x65536 (1, 0, 2): 1.07-1.11x eager's copy_ against memcpy's 1.24-1.38).
   const bool stream = chunks == 1 && use_streaming_rows(batch, n, in_sb, out_sb, out);
   const int64_t inline_below = batch.count() * n * e < kRowStreamingMinBytes ? kInlineRowBytesInCache : kInlineRowBytes;
   at::parallel_for(0, total, grain, [&](int64_t begin, int64_t end) {

@@ -1,11 +1,4 @@
-// Transparent huge pages for large new CPU outputs. A large allocation is fresh memory from
-// mmap, so the kernel's first writes fault it in 4 KiB at a time: 16384 page faults for a
-// 64 MiB output, which on our 2-core CI machine took about twice as long as the transpose
-// itself (bench/NOTES.md, "CPU"). Advising huge pages for the allocation's 2 MiB-aligned
-// interior lets Linux fault it 2 MiB at a time where the system allows it (THP "madvise" or
-// "always"); with THP "never", or off Linux, nothing changes. The advice covers only memory
-// inside the output's own allocation and moves no data. TORCH_TRANSPOSE_KERNELS=cpu_huge_pages=0
-// turns it off.
+// Transparent huge pages for large new CPU outputs.
 #pragma once
 
 #include <cstdint>

@@ -1,23 +1,3 @@
-// Packed narrow rows: the transposes whose short side is a handful of elements lying back to
-// back, as NCHW <-> NHWC of 2 to 16 channels and pixel shuffle are.
-//
-// Packing (NCHW -> NHWC): c input rows, each a run of pixels, become one run of c-element groups.
-// Unpacking (NHWC -> NCHW): the reverse. Either way c registers of input become c registers of
-// output, each output lane drawn from one lane of one input register (lane_source below). Two
-// ways to draw them:
-// * AVX-512 (packed_rows_avx512.cpp): 64-byte registers, by two-table permutes
-//   (vpermt2b/w/d/q), with no masks and no stores narrower than 64 bytes:
-//   - c a power of two: a network of log2(c) stages, each taking register pairs apart into even
-//     and odd elements (unpack) or interleaving their halves (pack): log2(c) permutes per register.
-//   - any other c: each output register by a chain, whose first permute takes the lanes of input
-//     registers 0 and 1 and each later one keeps what it has and adds one more input register's:
-//     c - 1 permutes per register.
-// * SSSE3 (packed_rows_shuffles.cpp), for CPUs without AVX-512 (or without VBMI, for bytes):
-//   16-byte registers, each output register the OR of byte shuffles (pshufb) of the input
-//   registers it draws on, min(c, lanes) of them; with AVX2 two such problems a 32-byte register.
-// 16-byte elements (complex128) are a register each and move one by one (cpu_kernels.cpp).
-// The blocks cut short along one side that these plans took before stored 3-12 bytes at a time
-// (an RGB pixel's 3 bytes of int8 NCHW -> NHWC, 10 GB/s on the 2-core Zen 5 VM).
 #pragma once
 
 #include <cstdint>
@@ -46,9 +26,6 @@ constexpr LaneSource lane_source(PackDirection d, int lanes, int c, int o, int i
 // every output register then draws on every input register).
 constexpr int kMaxPackedRows = 16;
 
-// TORCH_TRANSPOSE_KERNELS=cpu_packed_rows=0 sends every packed plan to the tiles (tests of the older
-// paths, A/B runs); read once (cpu_kernels.cpp). The route (packed_route there) asks it before any
-// of the CPU checks below.
 bool cpu_packed_rows_enabled();
 
 // Calls run(std::integral_constant<int, C>{}) for the C in [2, kMax] equal to c, nothing for any

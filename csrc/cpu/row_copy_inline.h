@@ -79,11 +79,7 @@ TT_ROW_COPY_TARGET __attribute__((always_inline)) inline void copy_rows_inline(c
   if (stream) {
     // Input rows of a permute lie far apart (a row per head, 128 KiB apart in fp32 32x16x512x64
     // (0, 2, 1, 3)), too many streams for the hardware prefetchers: a second cursor runs
-    // kPrefetchRows ahead and asks for its row's lines. Streamed without it, that case read
-    // 1.13-1.18x eager's copy_, with 4 rows ahead 1.23-1.26, with 16 1.27-1.34; and fp32
-    // 512x512x64 (1, 0, 2) 0.94-1.0 without, level with memcpy's 1.0 with it (bench/results/
-    // cpu-ab-session60.md, section 2). Rows over 1 KiB are long enough for the hardware to
-    // follow each one.
+    // kPrefetchRows ahead and asks for its row's lines.
     constexpr int64_t kPrefetchRows = 16;
     const bool prefetch = row_bytes <= 1024;
     BatchCursor ahead(batch, std::min(begin + kPrefetchRows, end));

@@ -135,12 +135,6 @@ template <> struct SimdBlock<uint8_t> {
 #endif
 
 #if defined(__SSE2__)
-// Packed narrow output rows: a transpose whose output rows hold only c (2, 4 or 8) elements and
-// lie back to back (pixel shuffle's r = 2, NCHW -> NHWC of 2 or 4 channels) is an interleave of
-// c input rows. The blocks cut short along b stored such rows c elements (4-8 bytes) at a time;
-// here c input vectors become c whole output vectors. Level by level: rows in pairs at the
-// element's width, pairs of pairs at twice it, and so on.
-// The low (kHigh false) or high halves of a and b, interleaved in units of kBytes.
 template <int kBytes, bool kHigh>
 inline __m128i unpack(__m128i a, __m128i b) {
   if constexpr (kBytes == 1) return kHigh ? _mm_unpackhi_epi8(a, b) : _mm_unpacklo_epi8(a, b);
@@ -199,29 +193,12 @@ inline void interleave_rows(const T* src, int64_t src_stride, int c, T* dst, int
 }
 #endif
 
-// How a tile's wide blocks (AVX-512 or AVX2, below) are walked and stored (each order measured
-// best somewhere on the 2-core Zen 5 VM; bench/NOTES.md, CPU v5 and v6):
-// * kOutputRowsFirst: a in the outer loop, plain stores. Keeps the output rows' lines in L1: the
-//   order for outputs that stay in cache (1024^2 fp32: 3.7-4.0x eager's copy_, against 1.9x).
-// * kInputRowsFirst: b in the outer loop, so each group of input rows is used up before the next
-//   is touched; plain stores. Large outputs whose rows are off 64-byte lines (against the first
-//   order: fp32 4097x4095 1.9-2.0x eager's copy_ -> 3.0-3.1x, fp64 3001x2999 1.7-1.8 -> 2.6-3.3).
-// * kInputRowsFirstStreamed: the same order, each block's output rows (whole 64-byte lines:
-//   dst and dst_stride must keep them on lines) written with streaming stores; fence before the
-//   work counts as done. Large outputs on lines (4096^2 fp32: 36-45 GB/s, against 14 for the
-//   first order into a staged tile).
 enum class BlockOrder { kOutputRowsFirst, kInputRowsFirst, kInputRowsFirstStreamed };
 
 // Wide blocks: squares of 64 bytes a side (64x64 1-byte, 32x32 2-byte, 16x16 4-byte and 8x8
 // 8-byte elements), for CPUs that have AVX-512F and BW (one 64-byte register per row) or else
 // AVX2 (two 32-byte halves per row), both checked at run time; the library is built for baseline
-// x86-64. AVX-512: for 4-byte elements, 16 loads, 64 shuffles and 16 stores move 256 elements,
-// about a quarter of the instructions of SSE2's 4x4 blocks; 8-byte elements have no SSE2 blocks
-// at all; 2-byte tiles ran 1.3-2.5x faster than with SSE2's 8x8 blocks, streamed or not
-// (bench/NOTES.md, "CPU v5"), and 1-byte tiles 1.2-2.3x faster than with its 16x16 ones ("CPU
-// v6"). AVX2: bench/NOTES.md, "CPU v9".
-// (The macro's name is older than the AVX2 blocks: it says both kinds are built, x86-64 with
-// GCC's or clang's per-function targets.)
+// x86-64.
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define TT_HAVE_AVX512_BLOCKS 1
 

@@ -88,7 +88,7 @@ __device__ __forceinline__ StoreLane half_store_lane(unsigned t) {
 // The 16-byte chunk at `chunk` (16-byte aligned), with the bytes outside [lo, hi) read as zero.
 // Only tiles whose cover crosses the input's span take it (at most the first and the last),
 // so it stays out of line.
-__device__ __noinline__ uint4 load_chunk_inside(const uint4* chunk, uintptr_t lo, uintptr_t hi) {
+inline __device__ __noinline__ uint4 load_chunk_inside(const uint4* chunk, uintptr_t lo, uintptr_t hi) {
   const uintptr_t at = reinterpret_cast<uintptr_t>(chunk);
   if (at >= lo && at + 16 <= hi) return *chunk;
   const unsigned char* bytes = reinterpret_cast<const unsigned char*>(chunk);

@@ -7,10 +7,6 @@
 
 namespace torch_transpose {
 
-// Walks batch items in order from a starting one, carrying from dim to dim like an odometer
-// instead of dividing for each item: for the CPU row copy, whose rows can be a few dozen bytes
-// (the heads <-> sequence permute of attention: 128-byte rows), where a division chain per row
-// cost as much as the copy.
 struct BatchCursor {
   const BatchIndexer& batch;
   int64_t index[kMaxPlanRank];

@@ -29,8 +29,6 @@ struct BatchIndexer {
     return indexer;
   }
 
-  // The same in place: assigning from_plan's result to a member copies the whole arrays, about
-  // 400 bytes, on a path whose host time counts (scripts/plan_cost_probe.cpp, bench/NOTES.md v40).
   void assign(const LayoutPlan& plan) {
     rank = 0;
     for (int d = 0; d < plan.rank; ++d) {

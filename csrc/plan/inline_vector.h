@@ -1,12 +1,7 @@
 // A vector of trivially copyable values whose first N live inside the object. Every call plans
 // its problem anew (layout_plan.cpp), and a std::vector per list cost that call a heap
 // allocation and free each: seven per permute (with ops.cpp's permutation and shape, now
-// c10::SmallVectors). CPU VM, tiny permutes from Python, three alternating process pairs
-// (bench/NOTES.md v33): out= 0.78-0.80 -> 0.70-0.74 us a call, permute 1.05-1.07 -> 1.01-1.05.
-// Ranks up to N never touch the heap; longer ones (a tensor may have any number of size-1 dims)
-// move to a std::vector.
-//
-// Pure C++ like the rest of plan/: no ATen (c10::SmallVector would do the same job there).
+// c10::SmallVectors).
 #pragma once
 
 #include <algorithm>
@@ -75,9 +70,7 @@ class InlineVector {
 
  private:
   size_t capacity() const { return spilled_ ? heap_.size() : N; }
-  // Room for n elements; the first size_ keep their values. The test inline, the move to the
-  // heap out of line: push_back runs per dim per call, and a call to grow_to each time showed in
-  // the plan's profile (scripts/plan_cost_probe.cpp).
+  // Room for n elements; the first size_ keep their values.
   void grow_to(size_t n) {
     if (n > capacity()) spill(n);
   }

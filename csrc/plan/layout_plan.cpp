@@ -60,8 +60,6 @@ int64_t fast_dims_max_offset(const LayoutPlan& plan, const int64_t* strides, int
   return total;
 }
 
-// std::stable_sort's order without its temporary buffer: a plan has a handful of dims, and this
-// runs on every call (host time per call matters for small tensors, bench/NOTES.md).
 template <typename Less>
 void insertion_sort_stable(DimVector<Dim>& dims, Less less) {
   for (size_t i = 1; i < dims.size(); ++i) {

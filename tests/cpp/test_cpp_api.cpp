@@ -72,13 +72,6 @@ TEST(CppApi, StridedInputsAndPermute) {
   EXPECT_TRUE(bits_equal(cl, nchw));
 }
 
-// NHWC -> NCHW of 1-15 channels, whose input rows are shorter than the CPU kernel's SIMD blocks:
-// blocks cut short along a load whole 16-byte vectors past each row, only as far as the input
-// reaches (under `make sanitize`, AddressSanitizer fails a load past it). Inputs that end
-// exactly at their storage's end, rows cut short of their stride, and a 2-D matrix. And NCHW ->
-// NHWC of the same channels, whose output rows are shorter than a block: blocks cut short along
-// b store only the row's elements, into a fresh tensor and into a slice of a wider buffer whose
-// other elements stay as they were.
 TEST(CppApi, NarrowChannelsReadAndWriteNothingOutside) {
   for (auto dtype : {torch::kUInt8, torch::kBFloat16, torch::kFloat, torch::kDouble}) {
     for (int64_t c : {1, 3, 5, 7, 8, 12, 15}) {

@@ -5,7 +5,35 @@
 // aligned fails here as it would fault on the GPU; under `make sanitize` (ASan) a read past the
 // input's last element fails too. No torch, no GPU: this runs in CI.
 #define TT_CUDA_ON_HOST
-#include "cuda/cuda_kernels.cu"
+#include "cuda/box_tile_transpose.cuh"
+#include "cuda/compact_tile_transpose.cuh"
+#include "cuda/cuda_common.cuh"
+#include "cuda/direct_transpose.cuh"
+#include "cuda/fast_divmod.cuh"
+#include "cuda/flat_tile_transpose.cuh"
+#include "cuda/gather_tile_transpose.cuh"
+#include "cuda/interleave_transpose.cuh"
+#include "cuda/item_tile_transpose.cuh"
+#include "cuda/launch_common.cuh"
+#include "cuda/lean_batch.cuh"
+#include "cuda/lean_interleave_transpose.cuh"
+#include "cuda/lean_narrow_transpose.cuh"
+#include "cuda/lean_row_copy.cuh"
+#include "cuda/lean_tile_transpose.cuh"
+#include "cuda/lean_window_tile_transpose.cuh"
+#include "cuda/narrow_block_transpose.cuh"
+#include "cuda/narrow_transpose.cuh"
+#include "cuda/narrow_word_transpose.cuh"
+#include "cuda/output_span_tile_transpose.cuh"
+#include "cuda/realign_window_tile_transpose.cuh"
+#include "cuda/row_copy.cuh"
+#include "cuda/span_tile_transpose.cuh"
+#include "cuda/tile_order.cuh"
+#include "cuda/tile_transpose.cuh"
+#include "cuda/tma.cuh"
+#include "cuda/tma_byte_tile_transpose.cuh"
+#include "cuda/window_tile_transpose.cuh"
+#include "kernels.h"
 
 #include <gtest/gtest.h>
 
@@ -540,15 +568,6 @@ bool span_tiles_fit_case(const Case& c) {
   return torch_transpose::span_tiles_fit(plan, torch_transpose::FastDims::from_plan(plan), out_address);
 }
 
-// Span tiles (input rows of up to kSpanMaxRowElems packed back to back; ctest's forced run sends
-// every plan that fits, the rule run 1- and 2-byte ones whose rows are not whole 16-byte vectors,
-// the first and fallback runs none; the emulated asynchronous copies land only when the block
-// waits for them): NCHW -> NHWC at ResNet's and ViT's small spatial grids, the
-// input's base off the 16-byte grid (ragged span ends, element by element), output rows cut by
-// the last tile along b (a vector cut in two), tiles of 4, 2 and 1 lines of each output row (rows
-// of up to 80, 160 and 256 elements), the longest rows taken, rows of 32 (the shortest
-// past the narrow kernels), an expanded batch, several batch dims, and `out=` views; both store
-// mappings (pairs, whole lines: the forced run sets whole lines everywhere, rotation step 3).
 TEST(KernelsOnHost, SpanTiles) {
   for (int e : {1, 2, 4, 8}) {
     const std::vector<Case> cases = {
@@ -561,9 +580,6 @@ TEST(KernelsOnHost, SpanTiles) {
         permute_case({30, 48, 32}, {0, 2, 1}, e, {}, 7),        // rows of 32
         permute_case({3, 256, 40}, {0, 2, 1}, e, {0, 40, 1}, 1),  // expanded batch: every item the same
         permute_case({2, 3, 48, 6, 7}, {0, 1, 3, 4, 2}, e, {}, 2),
-        // rows of 35, 143 and 54 (size_a % 4 = 3, 3, 2) in batch items 1 or 3 elements further
-        // apart than packed, so that each item's span starts elsewhere off the grid: every head
-        // % 4 for each size_a % 4 (what bench/NOTES.md v47's row quads branched on)
         permute_case({4, 64, 35}, {0, 2, 1}, e, {64 * 35 + 1, 35, 1}),
         permute_case({4, 80, 143}, {0, 2, 1}, e, {80 * 143 + 3, 143, 1}, 1),
         permute_case({4, 64, 54}, {0, 2, 1}, e, {64 * 54 + 1, 54, 1}, 2),
@@ -611,13 +627,7 @@ bool output_span_input_on_grid_case(const Case& c) {
 // Output span tiles (output rows of up to kSpanMaxRowElems packed back to back; the first ctest
 // run has them off, the rule run takes 1- and 2-byte plans whose output rows are not whole
 // 16-byte vectors and, from input rows off the grid, 1- to 4-byte ones; the forced run every plan
-// that fits; the emulated asynchronous copies land only when the block waits for them). From
-// input rows on the 16-byte grid: NHWC -> NCHW at ResNet's and ViT's small spatial grids, with a
-// part tile along a, tiles of 4, 2 and 1 lines of each input row (output rows of up to 80, 160
-// and 256 elements), the longest rows taken, rows of 32 (the shortest past the narrow kernels),
-// input rows cut short of their stride (a ragged tail element by element), an expanded batch,
-// several batch dims, batch items whose output spans start at every offset from the 16-byte grid
-// (first and last vectors element by element), and `out=` views off the grid.
+// that fits; the emulated asynchronous copies land only when the block waits for them).
 TEST(KernelsOnHost, OutputSpanTiles) {
   for (int e : {1, 2, 4, 8}) {
     const int64_t v = 16 / e;
@@ -1314,10 +1324,6 @@ TEST(KernelsOnHost, InterleavePlans) {
 }
 
 // Lines shorter than a warp's chunk (L = 32 to 256 positions, dividing the chunk's 32 * V):
-// pixel shuffle (N, C, r, r, H, W) -> (N, C, H, r, W, r) with r = c, its inverse, and a plain
-// NCHW -> NHWC of short planes into a guarded view. 546 or 547 items, so the last chunk holds
-// fewer items than the others for most line lengths, and more than the direct kernel's 32768
-// elements.
 std::vector<Case> packed_line_cases(int e, int c, int64_t line) {
   return {
       permute_case({3, 7, 2, c, 13, line}, {0, 1, 4, 2, 5, 3}, e),  // planar in: pixel shuffle
@@ -1372,9 +1378,6 @@ TEST(KernelsOnHost, PackedLinePlans) {
   EXPECT_TRUE(args.planar_in);
 }
 
-// Interleave plans with two and three batch dims (the three-dim one stays on the looping kernel),
-// and the NCHW <-> NHWC image layouts at a size whose last block of chunks is part empty. Each
-// has more than the direct kernel's 32768 elements.
 std::vector<Case> lean_interleave_cases(int e) {
   return {
       permute_case({2, 3, 3, 2400}, {1, 0, 3, 2}, e),        // two batch dims, planar in
@@ -1392,10 +1395,6 @@ TEST(KernelsOnHost, LeanInterleave) {
     for (const Case& c : lean_interleave_cases(e)) check_case(c);
 }
 
-// Which interleave plans lean launches take: C = 3 of 2-, 4- and 8-byte elements and C = 2 of 4-
-// and 8-byte ones (lean_interleave_takes), with up to two batch dims; not three batch dims, not
-// C = 4, not 1-byte elements; the grid of NCHW -> NHWC 4x3x56x56 in fp32 (3136 positions: 25
-// chunks of 128, 4 blocks of 8 chunks).
 TEST(KernelsOnHost, LeanInterleavePlans) {
   if (torch_transpose::lean_interleave_override() == torch_transpose::Override::Never)
     GTEST_SKIP() << "TORCH_TRANSPOSE_KERNELS=lean_interleave=0";
@@ -1714,7 +1713,7 @@ TEST(KernelsOnHost, LeanRows) {
     for (const Case& c : lean_row_cases(e)) check_case(c);
 }
 
-// A copy plan's rows as launch_copy (cuda_kernels.cu) gives them to the row kernels.
+// A copy plan's rows as the row copy family (row_copy_family.cu) gives them to the row kernels.
 torch_transpose::CopyArgs copy_args_of(const LayoutPlan& plan) {
   torch_transpose::CopyArgs copy;
   const int b = plan.out_fast_dim;
@@ -1884,8 +1883,6 @@ TEST(KernelsOnHost, RandomPermutations) {
   std::mt19937 rng(1234);
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   const int64_t sizes_pool[] = {1, 2, 3, 5, 7, 8, 16, 31, 32, 33, 40, 64, 65};
-  // 1500 trials up to rank 5: 1.6 s a run on fibers (150 trials up to rank 4 took 5.6 s with a
-  // thread per CUDA thread, 0.12 s on fibers).
   for (int trial = 0; trial < 1500; ++trial) {
     const int rank = pick(2, 5);
     std::vector<int64_t> shape(rank);

@@ -70,7 +70,6 @@ TEST(LayoutPlan, NchwToNhwcMergesSpatialDims) {
 }
 
 TEST(LayoutPlan, InnerDimKeptInPlaceIsACopyOfRows) {
-  // (B, S, H, D) -> (B, H, S, D): D stays fastest on both sides.
   const LayoutPlan plan = plan_layout_copy(permute_problem({2, 64, 4, 32}, {0, 2, 1, 3}, 2));
   EXPECT_EQ(plan.kind, PlanKind::Copy);
   EXPECT_EQ(plan.sizes[plan.out_fast_dim], 32);
@@ -124,8 +123,6 @@ TEST(LayoutPlan, IndexWidthSwitchesTo64BitOnlyWhenNeeded) {
   EXPECT_TRUE(plan_layout_copy(permute_problem({(int64_t{1} << 31) + 2, 2}, {1, 0})).needs_64bit_index);
 }
 
-// The last element's offset on each side: a (3, 5, 7) -> (2, 0, 1) permute is 104 on both
-// sides when contiguous; an expanded (stride 0) dim adds nothing to its side.
 TEST(LayoutPlan, MaxOffsetIsTheLastElements) {
   const LayoutPlan plan = plan_layout_copy(permute_problem({3, 5, 7}, {2, 0, 1}));
   EXPECT_EQ(plan.max_offset(plan.in_strides), 104);

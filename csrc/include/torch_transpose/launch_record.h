@@ -17,6 +17,7 @@ struct LaunchRecord {
   unsigned int grid[3] = {1, 1, 1};
   int threads = 0;
   size_t smem = 0;
+  std::string family;  // the registry entry that chose it (kernel_registry.cu)
 };
 
 // The device a dry run describes, where no GPU answers the questions the selection asks.
