@@ -83,7 +83,7 @@ def cuda_kernel_of(case):
     import torch_transpose as tt
     x = case.make_input("meta")
     try:
-        launches = tt.cuda_launches(x, list(case.op[1]), sm_count=torch.cuda.get_device_properties(0).multi_processor_count)
+        launches = tt.kernel_launches(x, list(case.op[1]), sm_count=torch.cuda.get_device_properties(0).multi_processor_count)
     except RuntimeError as e:
         return f"({e})"
     return "; ".join(f"{l['family']}: {l['kernel']}" for l in launches)

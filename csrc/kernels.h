@@ -23,6 +23,9 @@ std::vector<RecordedLayout> take_recorded_layouts();
 // CPU: cache-blocked tiles, parallel over tiles with at::parallel_for.
 void run_layout_plan_cpu(const LayoutPlan& plan, const void* in, void* out);
 
+// The CPU family and variant run_layout_plan_cpu would run, without running it.
+std::vector<LaunchRecord> dry_run_layout_plan_cpu(const LayoutPlan& plan, const void* in, const void* out);
+
 // CUDA: launches on `stream` (a cudaStream_t) and never synchronises. Returns the cudaError_t of
 // the launch as an int so that this header needs no CUDA include; 0 means success.
 int run_layout_plan_cuda(const LayoutPlan& plan, const void* in, void* out, void* stream, int sm_count);

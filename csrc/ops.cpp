@@ -366,15 +366,16 @@ std::vector<RecordedLayout> take_recorded_layouts() {
   return std::exchange(recorded, {});
 }
 
-std::vector<LaunchRecord> cuda_launches(const at::Tensor& self, at::IntArrayRef dims, const std::optional<at::Tensor>& out,
-                                        int64_t sm_count, bool candidates) {
+std::vector<LaunchRecord> kernel_launches(const at::Tensor& self, at::IntArrayRef dims,
+                                          const std::optional<at::Tensor>& out, int64_t sm_count, bool candidates) {
   const auto perm = checked_permutation("explain", self, dims);
   const Tensor target = out.has_value() ? *out : at::empty(permuted_sizes(self, perm), self.options().device(at::kMeta));
   if (out.has_value()) check_out("explain", self, permuted_sizes(self, perm), *out);
-  TORCH_CHECK(self.is_cuda() || self.is_meta(), message("explain: CUDA kernels are chosen for CUDA and meta tensors, got a ",
-              self.device(), " tensor"));
+  TORCH_CHECK(self.is_cuda() || self.is_meta() || self.is_cpu(), message(
+              "explain: kernels are chosen for CPU, CUDA and meta tensors, got a ", self.device(), " tensor"));
   const LayoutPlan plan = plan_for(self, perm, target);
   if (plan.kind == PlanKind::Empty) return {};
+  if (self.is_cpu()) return dry_run_layout_plan_cpu(plan, self.const_data_ptr(), target.const_data_ptr());
 #ifdef TORCH_TRANSPOSE_WITH_CUDA
   DeviceDescription device;
   if (self.is_cuda()) {

@@ -226,10 +226,10 @@ PYBIND11_MODULE(_C, m) {
   m.def("explain", &torch_transpose::explain, pybind11::arg("self"), pybind11::arg("dims"),
         pybind11::arg("out") = std::nullopt,
         "The kernel plan for self.permute(dims) into out (or a new contiguous tensor), as text.");
-  m.def("cuda_launches", [](const Tensor& self, const std::vector<int64_t>& dims, const std::optional<Tensor>& out,
+  m.def("kernel_launches", [](const Tensor& self, const std::vector<int64_t>& dims, const std::optional<Tensor>& out,
                            int64_t sm_count, bool candidates) {
     py::list launches;
-    for (const auto& launch : torch_transpose::cuda_launches(self, dims, out, sm_count, candidates)) {
+    for (const auto& launch : torch_transpose::kernel_launches(self, dims, out, sm_count, candidates)) {
       py::dict d;
       d["family"] = launch.family;
       d["kernel"] = launch.kernel;

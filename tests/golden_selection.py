@@ -2,7 +2,7 @@
 layout of the benchmark suites and of the test suite gets on a 132-SM device of compute
 capability 9.0 (the H100 and the H200).
 
-The selection is read by a dry run (``torch_transpose.cuda_launches``), so no GPU is needed.
+The selection is read by a dry run (``torch_transpose.kernel_launches``), so no GPU is needed.
 tests/test_golden_selection.py checks the current selection against tests/data/golden_selection.json.
 A change that means to move a layout to another kernel rewrites the file and says so in its
 commit:
@@ -50,7 +50,7 @@ def launches_of(layout):
     x = _meta_view(sizes, in_strides, element_bytes, in_offset)
     out = _meta_view(sizes, out_strides, element_bytes, out_offset)
     try:
-        launches = torch_transpose.cuda_launches(x, list(range(len(sizes))), out, sm_count=SM_COUNT)
+        launches = torch_transpose.kernel_launches(x, list(range(len(sizes))), out, sm_count=SM_COUNT)
     except (RuntimeError, ValueError, IndexError) as e:
         return [f"error: {type(e).__name__}"]
     return [f"{l['kernel']} grid={list(l['grid'])} threads={l['threads']} smem={l['smem']}" for l in launches]

@@ -131,15 +131,18 @@ def explain(input: torch.Tensor, dims: Sequence[int], out: Optional[torch.Tensor
     """The plan and the kernel for ``input.permute(dims)`` into ``out`` (or a new tensor), as text.
 
     Args:
-        input: the tensor to permute; CUDA and meta tensors also get their kernel named (a meta
-            tensor stands for a device of compute capability 9.0 with ``sm_count`` SMs).
+        input: the tensor to permute. A CPU tensor gets its CPU kernel named, a CUDA tensor its
+            CUDA kernels on its device, a meta tensor the CUDA kernels on a device of compute
+            capability 9.0 with ``sm_count`` SMs. Nothing runs.
         dims: the permutation, as for ``Tensor.permute``.
         out: the tensor to write into, if any (any strides).
-        sm_count: the SM count to choose for (default: the device's; 132 for meta tensors).
-        candidates: also list every kernel family that fits, in the order the selection tries them.
+        sm_count: CUDA: the SM count to choose for (default: the device's; 132 for meta tensors).
+        candidates: CUDA: also list every kernel family that fits, in the order the selection
+            tries them.
 
-    The first line is the plan. A ``kernel:`` line follows for each launch: the registry family
-    that chose it, the kernel with its template arguments, grid, threads and shared memory.
+    Returns:
+        The plan on the first line, then a ``kernel:`` line per launch: the family that chose
+        it and the kernel with its template arguments (CUDA: grid, threads, shared memory).
 
     Example::
 
@@ -148,35 +151,44 @@ def explain(input: torch.Tensor, dims: Sequence[int], out: Optional[torch.Tensor
         kernel: lean_tile: lean_tile_transpose_kernel<unsigned int, 4, 64, false, true> grid=(128, 128, 1) ...
     """
     text = _C.explain(input, list(dims), out)
-    if not (_C.with_cuda and (input.is_cuda or input.is_meta)):
+    if input.is_meta or input.is_cuda:
+        if not _C.with_cuda:
+            return text
+    elif not input.is_cpu:
         return text
 
     def line(prefix, launch):
-        return (f"\n{prefix}: {launch['family']}: {launch['kernel']} grid={launch['grid']} "
-                f"threads={launch['threads']} smem={launch['smem']}")
+        where = f" grid={launch['grid']} threads={launch['threads']} smem={launch['smem']}" if launch["threads"] else ""
+        return f"\n{prefix}: {launch['family']}: {launch['kernel']}{where}"
 
-    for launch in cuda_launches(input, dims, out, sm_count=sm_count):
+    for launch in kernel_launches(input, dims, out, sm_count=sm_count):
         text += line("kernel", launch)
-    if candidates:
-        for launch in cuda_launches(input, dims, out, sm_count=sm_count, candidates=True):
+    if candidates and not input.is_cpu:
+        for launch in kernel_launches(input, dims, out, sm_count=sm_count, candidates=True):
             text += line("candidate", launch)
     return text
 
 
-def cuda_launches(input: torch.Tensor, dims: Sequence[int], out: Optional[torch.Tensor] = None, *,
-                  sm_count: Optional[int] = None, candidates: bool = False) -> list:
-    """The CUDA launches ``permute_out(input, dims, out)`` would make, found by a dry run that
-    needs no GPU.
+def kernel_launches(input: torch.Tensor, dims: Sequence[int], out: Optional[torch.Tensor] = None, *,
+                    sm_count: Optional[int] = None, candidates: bool = False) -> list:
+    """The kernel launches ``permute_out(input, dims, out)`` would make, found by a dry run:
+    nothing runs, and no GPU is needed for meta tensors.
 
     Args:
-        input: a CUDA tensor, or a meta tensor (then a device of compute capability 9.0).
+        input: a CPU tensor (its CPU family), a CUDA tensor (its device's CUDA kernels), or a
+            meta tensor (the CUDA kernels on a device of compute capability 9.0).
         dims: the permutation.
         out: the tensor to write into, if any.
-        sm_count: the SM count to choose for (default: the device's; 132 for meta tensors).
-        candidates: every family that fits, in the registry's order, instead of the chosen one.
+        sm_count: CUDA: the SM count to choose for (default: the device's; 132 for meta tensors).
+        candidates: CUDA: every family that fits, in the registry's order, instead of the chosen one.
 
     Returns:
         A list of dicts with keys ``family``, ``kernel`` (with template arguments), ``grid``,
-        ``threads`` and ``smem``.
+        ``threads`` and ``smem`` (0 for CPU families).
+
+    Example::
+
+        >>> torch_transpose.kernel_launches(torch.empty(4194304, 3, device="meta"), (1, 0))[0]["family"]
+        'interleave'
     """
-    return _C.cuda_launches(input, list(dims), out, int(sm_count or 0), bool(candidates))
+    return _C.kernel_launches(input, list(dims), out, int(sm_count or 0), bool(candidates))

@@ -3,6 +3,9 @@
 #include <ATen/Parallel.h>
 
 #include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
 #include <cstring>
 #include <stdexcept>
 
@@ -32,6 +35,15 @@ bool cpu_packed_rows_enabled() {
 }
 
 namespace {
+
+// A dry run's record of a CPU family (launch_record.h): no grid, the variant in the name.
+void record_cpu(LaunchRecorder* recorder, const char* family, std::string kernel) {
+  LaunchRecord record;
+  record.kernel = std::move(kernel);
+  record.family = family;
+  recorder->launches.push_back(std::move(record));
+}
+
 
 struct Bytes16 {
   uint64_t lo, hi;
@@ -340,6 +352,11 @@ bool move_packed_rows(const FastDims& f, const BatchIndexer& batch, const T* in,
   const bool large = batch.count() * f.size_a * f.size_b * e >= kRowStreamingMinBytes;
   const bool stream = large && (route == PackedRoute::kPermutes || route == PackedRoute::kShuffles) &&
                       batch_on_lines(batch, out, e) && (pack || (f.out_sa * e) % 64 == 0);
+  if (LaunchRecorder* recorder = active_launch_recorder) {
+    record_cpu(recorder, "packed_rows", std::string(pack ? "pack" : "unpack") + "<" + std::to_string(e) + " bytes, c=" +
+                                            std::to_string(c) + (stream ? ", streamed>" : ">"));
+    return true;
+  }
   const int64_t size_a = f.size_a, size_b = f.size_b, in_sb = f.in_sb, out_sa = f.out_sa;
   at::parallel_for(0, batch.count() * runs, 1, [&](int64_t begin, int64_t end) {
     for (int64_t t = begin; t < end; ++t) {
@@ -377,6 +394,12 @@ void transpose_tiles(const LayoutPlan& plan, const T* in, T* out) {
   if (move_packed_rows(f, batch, in, out)) return;
   const bool large = batch.count() * f.size_a * f.size_b * e >= kStreamingMinBytes;
   const bool streaming = use_streaming_stores(f, batch, out, large);
+  if (LaunchRecorder* recorder = active_launch_recorder) {
+    const bool wide = e <= 8 && wide_block_tiles<T>(f) && large;
+    record_cpu(recorder, "tiles", std::string(wide ? "wide_tiles<" : "tiles<") + std::to_string(e) + " bytes" +
+                                      (streaming ? ", streamed>" : ">"));
+    return;
+  }
   if constexpr (e <= 8) {
     // Large outputs in wide blocks take wider tiles (kCpuWideTileBytes) walked input rows
     // first, unstaged: streamed where each output row is whole lines, plainly where not.
@@ -413,6 +436,11 @@ void copy_rows(const LayoutPlan& plan, const T* in, T* out) {
   constexpr int64_t e = sizeof(T);
   const bool stream = chunks == 1 && use_streaming_rows(batch, n, in_sb, out_sb, out);
   const int64_t inline_below = batch.count() * n * e < kRowStreamingMinBytes ? kInlineRowBytesInCache : kInlineRowBytes;
+  if (LaunchRecorder* recorder = active_launch_recorder) {
+    record_cpu(recorder, "rows", "rows<" + std::to_string(e) + " bytes" + (chunks > 1 ? ", chunked" : "") +
+                                     (stream ? ", streamed>" : ">"));
+    return;
+  }
   at::parallel_for(0, total, grain, [&](int64_t begin, int64_t end) {
     if (chunks == 1) {
       // Rows of one chunk, often short (row_copy.h): the cursor steps from row to row without
@@ -454,6 +482,13 @@ void run_typed(const LayoutPlan& plan, const void* in, void* out) {
 }
 
 }  // namespace
+
+std::vector<LaunchRecord> dry_run_layout_plan_cpu(const LayoutPlan& plan, const void* in, const void* out) {
+  LaunchRecorder recorder;
+  RecordLaunches recording(recorder);
+  run_layout_plan_cpu(plan, in, const_cast<void*>(out));
+  return std::move(recorder.launches);
+}
 
 void run_layout_plan_cpu(const LayoutPlan& plan, const void* in, void* out) {
   if (plan.kind == PlanKind::Empty) return;

@@ -105,7 +105,7 @@ __device__ __forceinline__ unsigned char* align_shared_1024(unsigned char* p) {
 #define TT_TMA_PTX(...) asm volatile(__VA_ARGS__)
 #else
 // Built for an older architecture: the kernels must not run (tma_tile_kernel_ready in
-// cuda_kernels.cu says so on the host), and a launch that got through anyway stops here rather
+// tma_byte_tile_family.cu says so on the host), and a launch that got through anyway stops here rather
 // than writing nothing.
 #define TT_TMA_PTX(...) __trap()
 #endif

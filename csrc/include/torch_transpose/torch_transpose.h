@@ -37,11 +37,12 @@ at::Tensor to_memory_format(const at::Tensor& self, at::MemoryFormat memory_form
 // fast dims, vector width and index width.
 std::string explain(const at::Tensor& self, at::IntArrayRef dims, const std::optional<at::Tensor>& out = std::nullopt);
 
-// The CUDA launches a call would make, without making them: for a CUDA tensor on its device, for
-// a meta tensor on a described device (compute capability 9.0, `sm_count` SMs, 132 by default).
+// The kernel launches a call would make, without making them: for a CPU tensor the CPU family,
+// for a CUDA tensor the CUDA launches on its device, for a meta tensor the CUDA launches on a
+// described device (compute capability 9.0, `sm_count` SMs, 132 by default).
 // sm_count > 0 overrides the device's count. candidates: every kernel family that fits, in the
 // registry's order, each with its launches (the first is the one chosen).
-std::vector<LaunchRecord> cuda_launches(const at::Tensor& self, at::IntArrayRef dims,
+std::vector<LaunchRecord> kernel_launches(const at::Tensor& self, at::IntArrayRef dims,
                                         const std::optional<at::Tensor>& out = std::nullopt, int64_t sm_count = 0,
                                         bool candidates = false);
 
