@@ -32,7 +32,9 @@ def kernels(object_file):
                                text=True).stdout.split("\n")
     result = {}
     for name, part in zip(demangled, parts):
-        body = [_ADDRESS.sub("", line).strip() for line in part.split("\n")[1:] if _ADDRESS.search(line)]
+        # Addresses out, runs of blanks folded: the column padding follows the address width,
+        # which differs between an object file and a linked library.
+        body = [" ".join(_ADDRESS.sub("", line).split()) for line in part.split("\n")[1:] if _ADDRESS.search(line)]
         result[name] = "\n".join(body)
     return result
 
