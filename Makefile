@@ -56,7 +56,7 @@ test-cpp: build
 bench: build
 	$(PYTHON) -m bench $(BENCH_ARGS)
 
-# The model layouts (bench/cases.py model_suite): results go to bench/results/<device>-models.*.
+# The model layouts (bench/cases.py model_suite): results go to a run folder under bench/runs/.
 bench-models: build
 	$(PYTHON) -m bench --suite models $(BENCH_ARGS)
 

@@ -11,6 +11,8 @@ import platform
 import re
 import statistics
 import sys
+import time
+import traceback
 from pathlib import Path
 
 import torch
@@ -45,7 +47,12 @@ def parse_args(argv=None):
     p.add_argument("--dtypes", default="", help="comma-separated dtype names (fp32, bf16, int8, ...)")
     p.add_argument("--impls", default=",".join(impl_defs.IMPLS), help="comma-separated implementations")
     p.add_argument("--min-run-time", type=float, default=None, help="seconds of timing per measurement")
-    p.add_argument("--out-dir", default=str(Path(__file__).parent / "results"))
+    p.add_argument("--out-dir", default=None,
+                   help="where results go (default: bench/runs/<date>-<name>/, ignored by git; --save: bench/results/)")
+    p.add_argument("--save", action="store_true", help="write into bench/results/, replacing the committed results")
+    p.add_argument("--shape", default=None, help="a layout of your own: the input's shape, e.g. 4096,11,513")
+    p.add_argument("--dims", default=None, help="with --shape: the permutation (default: swap the last two dims)")
+    p.add_argument("--dtype", default="fp32", help=f"with --shape: one of {', '.join(case_defs.DTYPES)}")
     p.add_argument("--name", default=None, help="file stem for results (default: h200 / cpu / GPU name, "
                    "followed by -models for that suite)")
     p.add_argument("--threads", type=int, default=None, help="CPU threads (default: torch's)")
@@ -95,7 +102,26 @@ def split_case_filter(text):
     return [w.strip() for w in re.split(r",(?! )", text) if w.strip()]
 
 
+def own_case(args):
+    """The layout --shape/--dims/--dtype describe, as a case."""
+    if args.dtype not in case_defs.DTYPES:
+        raise SystemExit(f"--dtype: expected one of {', '.join(case_defs.DTYPES)}, got {args.dtype!r}")
+    try:
+        shape = tuple(int(s) for s in args.shape.split(","))
+        dims = tuple(int(d) for d in args.dims.split(",")) if args.dims else None
+    except ValueError:
+        raise SystemExit(f"--shape and --dims: expected comma-separated integers, got {args.shape!r} and {args.dims!r}")
+    if dims is None:
+        dims = tuple(range(len(shape) - 2)) + (len(shape) - 1, len(shape) - 2)
+    if sorted(dims) != list(range(len(shape))):
+        raise SystemExit(f"--dims: expected a permutation of 0..{len(shape) - 1}, got {args.dims!r}")
+    name = f"{args.dtype} {'x'.join(map(str, shape))} ({','.join(map(str, dims))})"
+    return case_defs.Case(name, "own", args.dtype, shape, ("permute", dims))
+
+
 def select_cases(args):
+    if getattr(args, "shape", None):
+        return [own_case(args)]
     chosen = case_defs.suite(args.device, getattr(args, "suite", "default"), getattr(args, "seed", 0),
                              getattr(args, "count", 60))
     if args.quick:
@@ -109,10 +135,14 @@ def select_cases(args):
     return chosen
 
 
-def progress(i, n, label):
+def progress(i, n, label, started=None):
     width = 30
     done = int(width * i / max(n, 1))
-    sys.stderr.write(f"\r[{'#' * done}{'.' * (width - done)}] {i}/{n} {label[:60]:<60}")
+    eta = ""
+    if started is not None and 0 < i < n:
+        left = (time.monotonic() - started) / i * (n - i)
+        eta = f" ETA {int(left // 60)}:{int(left % 60):02d}"
+    sys.stderr.write(f"\r[{'#' * done}{'.' * (width - done)}] {i}/{n}{eta} {label[:50]:<50}")
     sys.stderr.flush()
     if i == n:
         sys.stderr.write("\n")
@@ -207,6 +237,8 @@ def main(argv=None):
         impl_names = ["torch_transpose", "copy", "view_copy", "eager", "compile"]
     min_run_time = args.min_run_time or (0.1 if args.quick else 0.3)
     chosen = select_cases(args)
+    if not chosen:
+        raise SystemExit("no case matches the selection (--suite, --cases, --dtypes, --quick): nothing to run")
     records = []
     meta = run_meta(args, argv, min_run_time)
     if args.device == "cpu":
@@ -214,28 +246,50 @@ def main(argv=None):
     stem = args.name or default_stem(args.device, args.suite)
     if args.suite == "random" and not args.name:
         stem += f"-s{args.seed}"
+    if args.shape and not args.name:
+        stem += "-own"
+    out_dir = Path(args.out_dir) if args.out_dir else default_out_dir(args, stem)
+    failed = []
+    started = time.monotonic()
     for i, case in enumerate(chosen):
-        progress(i, len(chosen), case.name)
+        progress(i, len(chosen), case.name, started)
         try:
             records += measure_case(case, args, min_run_time, impl_names)
         except torch.OutOfMemoryError as e:
             print(f"\n{case.name}: out of memory ({e}); skipped", file=sys.stderr)
+        except Exception as e:  # noqa: BLE001 - one failing case must not end the run
+            failed.append(case.name)
+            print(f"\n{case.name}: failed ({type(e).__name__}: {e}); the run goes on", file=sys.stderr)
+            traceback.print_exc(limit=3)
         if args.device == "cuda":
             torch.cuda.empty_cache()
         # Results so far are written after every case: a run cut short still leaves them.
-        report.write_all(records, {**meta, "complete": False}, Path(args.out_dir), stem)
+        report.write_all(records, {**meta, "complete": False, "failed": failed}, out_dir, stem)
     progress(len(chosen), len(chosen), "done")
-    table = report.write_all(records, {**meta, "complete": True}, Path(args.out_dir), stem)
+    table = report.write_all(records, {**meta, "complete": True, "failed": failed}, out_dir, stem)
     print(table)
     if args.suite == "random":
         from .random_suite import summary
         text = summary(records, chosen, cuda_kernel_of if args.device == "cuda" else None)
         print("\n" + text)
-        (Path(args.out_dir) / f"{stem}-summary.txt").write_text(text + "\n")
+        (out_dir / f"{stem}-summary.txt").write_text(text + "\n")
     big = [r for r in records if r["impl"] == "torch_transpose" and r["bytes"] >= 64e6 and r.get("ceiling_gbps")]
+    print(f"\nresults: {out_dir}", file=sys.stderr)
+    if failed:
+        print(f"{len(failed)} case(s) failed: {', '.join(failed)}", file=sys.stderr)
     if big:
         print(f"\ngeomean ours/ceiling over cases >= 64 MB: {report.geomean([r['gbps'] / r['ceiling_gbps'] for r in big]):.3f}"
               f"; min: {min(r['gbps'] / r['ceiling_gbps'] for r in big):.3f}")
+    if failed:
+        raise SystemExit(1)
+
+
+def default_out_dir(args, stem):
+    """bench/results/ with --save (the committed results); otherwise a run folder of its own."""
+    here = Path(__file__).parent
+    if args.save:
+        return here / "results"
+    return here / "runs" / f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d-%H%M}-{stem}"
 
 
 def run_meta(args, argv, min_run_time):

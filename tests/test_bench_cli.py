@@ -9,11 +9,14 @@ import re
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 import torch
 
 from bench import ab_gpu_time, run
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def _chosen(cases):
@@ -282,3 +285,56 @@ def test_warmup_lasts_its_calls_however_long_they_take():
     calls = []
     run.timing.warm_up(lambda: (calls.append(1), time.sleep(0.01)), 0.001)
     assert len(calls) == run.timing.WARMUP_CALLS
+
+
+def _bench(*flags, cwd=None):
+    return subprocess.run([sys.executable, "-m", "bench", "--device", "cpu", "--impls", "torch_transpose,copy,eager",
+                           "--min-run-time", "0.01", "--small-rounds", "1", "--warmup", "0", *flags],
+                          capture_output=True, text=True, timeout=300, cwd=cwd)
+
+
+def test_a_users_own_layout_is_benchmarked_against_copy_and_eager(tmp_path):
+    done = _bench("--shape", "64,11,513", "--dims", "2,0,1", "--dtype", "bf16", "--out-dir", str(tmp_path), "--name", "own")
+    assert done.returncode == 0, done.stderr
+    records = json.loads((tmp_path / "own.json").read_text())["records"]
+    assert {r["impl"] for r in records} == {"torch_transpose", "copy", "eager"}
+    assert {r["case"] for r in records} == {"bf16 64x11x513 (2,0,1)"}
+    assert all(r["shape"] == [64, 11, 513] for r in records)
+
+
+@pytest.mark.parametrize("flags, message", [
+    (("--shape", "64,11", "--dims", "0,0"), "--dims: expected a permutation"),
+    (("--shape", "64,x"), "--shape and --dims: expected comma-separated integers"),
+    (("--shape", "64,11", "--dtype", "fp13"), "--dtype: expected one of"),
+    (("--cases", "no case has this name"), "no case matches the selection"),
+])
+def test_bad_selections_are_errors_that_say_why(tmp_path, flags, message):
+    done = _bench(*flags, "--out-dir", str(tmp_path))
+    assert done.returncode != 0
+    assert message in done.stderr, done.stderr
+    assert not list(tmp_path.iterdir())  # nothing written, nothing marked complete
+
+
+def test_results_go_to_a_run_folder_unless_saved():
+    args = run.parse_args(["--device", "cpu"])
+    folder = run.default_out_dir(args, "cpu")
+    assert folder.parent.name == "runs" and folder.name.endswith("-cpu")
+    assert run.default_out_dir(run.parse_args(["--device", "cpu", "--save"]), "cpu").name == "results"
+    ignored = subprocess.run(["git", "check-ignore", "-q", str(folder / "cpu.json")], cwd=ROOT)
+    assert ignored.returncode == 0, "bench/runs/ must be ignored by git"
+
+
+def test_a_failing_case_is_reported_and_the_run_goes_on(tmp_path, monkeypatch, capsys):
+    cases = [run.case_defs.Case("fp32 ok 40x30", "own", "fp32", (40, 30), ("permute", (1, 0))),
+             run.case_defs.Case("fp32 broken", "own", "fp32", (40, 30), ("permute", (1, 0)),
+                                make_view=lambda b: b[:1]),  # a view of the wrong shape: make_input fails
+             run.case_defs.Case("fp32 ok 50x20", "own", "fp32", (50, 20), ("permute", (1, 0)))]
+    monkeypatch.setattr(run, "select_cases", lambda args: cases)
+    with pytest.raises(SystemExit) as stopped:
+        run.main(["--device", "cpu", "--impls", "torch_transpose,copy", "--min-run-time", "0.01",
+                  "--small-rounds", "1", "--warmup", "0", "--out-dir", str(tmp_path), "--name", "t"])
+    assert stopped.value.code == 1
+    data = json.loads((tmp_path / "t.json").read_text())
+    assert {r["case"] for r in data["records"]} == {"fp32 ok 40x30", "fp32 ok 50x20"}
+    assert data["meta"]["failed"] == ["fp32 broken"] and data["meta"]["complete"]
+    assert "fp32 broken: failed" in capsys.readouterr().err
