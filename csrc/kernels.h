@@ -2,6 +2,7 @@
 // the first element) and moves the bytes; none of them validates arguments: the op layer does.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "include/torch_transpose/launch_record.h"
@@ -25,6 +26,11 @@ void run_layout_plan_cpu(const LayoutPlan& plan, const void* in, void* out);
 
 // The CPU family and variant run_layout_plan_cpu would run, without running it.
 std::vector<LaunchRecord> dry_run_layout_plan_cpu(const LayoutPlan& plan, const void* in, const void* out);
+
+// The CUDA architectures this build holds code for ("900" or "800,900,1000"), and the CUDA runtime
+// version it was compiled against (CUDART_VERSION).
+std::string cuda_build_architectures();
+int cuda_build_runtime_version();
 
 // CUDA: launches on `stream` (a cudaStream_t) and never synchronises. Returns the cudaError_t of
 // the launch as an int so that this header needs no CUDA include; 0 means success.

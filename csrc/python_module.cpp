@@ -17,9 +17,11 @@
 #include <torch/csrc/MemoryFormat.h>
 #include <torch/csrc/autograd/python_variable.h>
 #include <torch/extension.h>
+#include <torch/version.h>
 
 #include "fast_dispatch.h"
 #include "include/torch_transpose/torch_transpose.h"
+#include "cpu/simd_transpose.h"
 #include "kernel_switches.h"
 #include "kernels.h"
 
@@ -253,6 +255,23 @@ PYBIND11_MODULE(_C, m) {
     std::vector<std::string> names(std::begin(torch_transpose::kKnownSwitches), std::end(torch_transpose::kKnownSwitches));
     return names;
   }, "Every name TORCH_TRANSPOSE_KERNELS takes.");
+  m.def("build_info", [] {
+    py::dict info;
+    info["torch_built"] = std::to_string(TORCH_VERSION_MAJOR) + "." + std::to_string(TORCH_VERSION_MINOR) + "." +
+                          std::to_string(TORCH_VERSION_PATCH);
+#ifdef TORCH_TRANSPOSE_WITH_CUDA
+    const int cuda = torch_transpose::cuda_build_runtime_version();
+    info["cuda_built"] = std::to_string(cuda / 1000) + "." + std::to_string(cuda % 1000 / 10);
+    info["cuda_architectures"] = torch_transpose::cuda_build_architectures();
+#else
+    info["cuda_built"] = py::none();
+    info["cuda_architectures"] = "";
+#endif
+    info["cpu_simd"] = torch_transpose::cpu_avx512_blocks_enabled() ? "avx512"
+                       : torch_transpose::cpu_avx2_enabled()        ? "avx2"
+                                                                    : "sse2";
+    return info;
+  }, "What this build was made for and what it runs with (torch_transpose.build_info() adds the rest).");
   m.def("record_layouts", &torch_transpose::record_layouts, "Tests only: record every layout the ops move.");
   m.def("take_recorded_layouts", [] {
     py::list layouts;

@@ -7,12 +7,20 @@ Importing the package loads the compiled library (which registers the operators
 # loader finds only once torch has loaded them; `import torch_transpose` alone failed without it.
 import torch  # noqa: F401
 
-from . import _C  # noqa: F401  (loads the library: registers the operators)
+try:
+    from . import _C  # noqa: F401  (loads the library: registers the operators)
+except ImportError as error:  # not built, or built against another torch
+    raise ImportError(
+        f"torch_transpose's compiled extension did not load ({error}). It must be built against the torch "
+        f"that imports it (this is torch {torch.__version__}): in a checkout run `make build` or "
+        "`pip install --no-build-isolation -e .`; an installed wheel needs the torch minor version it was "
+        "built for.") from error
 from . import _fake, _autograd, _vmap  # noqa: F401  (registrations)
 from ._functions import kernel_launches, explain, permute, to_memory_format, transpose
+from ._info import build_info, self_check
 from ._switches import kernel_switch_names, kernel_switches
 
 __version__ = "0.1.0"
 with_cuda = bool(_C.with_cuda)
 
-__all__ = ["transpose", "permute", "to_memory_format", "explain", "kernel_launches", "kernel_switches", "kernel_switch_names", "with_cuda", "__version__"]
+__all__ = ["transpose", "permute", "to_memory_format", "explain", "kernel_launches", "kernel_switches", "kernel_switch_names", "build_info", "self_check", "with_cuda", "__version__"]

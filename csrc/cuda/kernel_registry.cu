@@ -3,6 +3,7 @@
 // checks its own preconditions, so the order below is the whole selection rule: read it top to
 // bottom. The last entry of each table takes every plan that reaches it.
 #include <iterator>
+#include <string>
 #include <vector>
 
 #include "../kernels.h"
@@ -71,7 +72,20 @@ void name_family(LaunchRecorder* recorder, size_t first, const char* family) {
   for (size_t i = first; i < recorder->launches.size(); ++i) recorder->launches[i].family = family;
 }
 
+#define TT_STRINGIFY_LIST(...) #__VA_ARGS__
+#define TT_STRINGIFY(...) TT_STRINGIFY_LIST(__VA_ARGS__)
+
 }  // namespace
+
+std::string cuda_build_architectures() {
+#if defined(__CUDA_ARCH_LIST__)
+  return TT_STRINGIFY(__CUDA_ARCH_LIST__);
+#else
+  return "";
+#endif
+}
+
+int cuda_build_runtime_version() { return CUDART_VERSION; }
 
 const NarrowView& LaunchContext::narrow() const {
   if (!narrow_cache) {
