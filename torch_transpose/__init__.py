@@ -15,12 +15,13 @@ except ImportError as error:  # not built, or built against another torch
         f"that imports it (this is torch {torch.__version__}): in a checkout run `make build` or "
         "`pip install --no-build-isolation -e .`; an installed wheel needs the torch minor version it was "
         "built for.") from error
-from . import _fake, _autograd, _vmap  # noqa: F401  (registrations)
+from . import _fake, _autograd, _vmap, _sharding  # noqa: F401  (registrations)
 from ._functions import kernel_launches, explain, permute, to_memory_format, transpose
 from ._info import build_info, self_check
 from ._switches import kernel_switch_names, kernel_switches
 
 __version__ = "0.1.0"
+_sharding.register()
 with_cuda = bool(_C.with_cuda)
 
 __all__ = ["transpose", "permute", "to_memory_format", "explain", "kernel_launches", "kernel_switches", "kernel_switch_names", "build_info", "self_check", "with_cuda", "__version__"]
