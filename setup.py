@@ -52,7 +52,15 @@ def extension():
                         extra_compile_args={"cxx": cxx}, extra_link_args=link)
 
 
+def torch_requirement():
+    """The extension links against this torch's C++ internals: it runs with the same minor version only."""
+    import torch
+    major, minor = torch.__version__.split("+")[0].split(".")[:2]
+    return f"torch=={major}.{minor}.*"
+
+
 setup(
+    install_requires=[torch_requirement()],
     ext_modules=[extension()],
     cmdclass={"build_ext": BuildExtension.with_options(use_ninja=True)},
 )

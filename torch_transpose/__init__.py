@@ -20,7 +20,7 @@ from ._functions import kernel_launches, explain, permute, to_memory_format, tra
 from ._info import build_info, self_check
 from ._switches import kernel_switch_names, kernel_switches
 
-__version__ = "0.1.0"
+from ._version import __version__
 _sharding.register()
 with_cuda = bool(_C.with_cuda)
 
