@@ -11,13 +11,6 @@
 namespace torch_transpose {
 namespace {
 
-// Calls launch(std::integral_constant<int, L>) for span tiles of L = 1, 2 or 4 lines per output row.
-template <typename Launch>
-void with_span_lines(int lines, Launch&& launch) {
-  if (lines == 4) return launch(std::integral_constant<int, 4>{});
-  if (lines == 2) return launch(std::integral_constant<int, 2>{});
-  launch(std::integral_constant<int, 1>{});
-}
 
 // Item tiles (item_tile_transpose.cuh): output span tile plans of small items, parts_per_tile whole
 // items a tile, or of items cut into parts (item_parts), parts_per_tile parts a tile.

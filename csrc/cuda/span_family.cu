@@ -8,13 +8,6 @@
 namespace torch_transpose {
 namespace {
 
-// Calls launch(std::integral_constant<int, L>) for span tiles of L = 1, 2 or 4 lines per output row.
-template <typename Launch>
-void with_span_lines(int lines, Launch&& launch) {
-  if (lines == 4) return launch(std::integral_constant<int, 4>{});
-  if (lines == 2) return launch(std::integral_constant<int, 2>{});
-  launch(std::integral_constant<int, 1>{});
-}
 
 // Span tiles (span_tile_transpose.cuh) for short input rows packed back to back; false when the
 // switch (span_tiles_by_default where unset) or the plan does not take them.

@@ -321,4 +321,12 @@ __global__ void __launch_bounds__(kThreads) span_tile_transpose_kernel(const T* 
   }
 }
 
+// Calls launch(std::integral_constant<int, L>) for span tiles of L = 1, 2 or 4 lines per output row.
+template <typename Launch>
+void with_span_lines(int lines, Launch&& launch) {
+  if (lines == 4) return launch(std::integral_constant<int, 4>{});
+  if (lines == 2) return launch(std::integral_constant<int, 2>{});
+  launch(std::integral_constant<int, 1>{});
+}
+
 }  // namespace torch_transpose
