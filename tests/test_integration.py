@@ -238,3 +238,15 @@ def test_aoti_package_runs(device, tmp_path):
     path = torch._inductor.aoti_compile_and_package(program, package_path=str(tmp_path / "model.pt2"))
     runner = torch._inductor.aoti_load_package(path)
     assert torch.equal(runner(x), (x.transpose(0, 1) * 2).permute(2, 0, 1))
+
+
+@pytest.mark.parametrize("out_bdim", [0, 2])
+def test_vmap_of_the_out_variants_fills_each_items_out(out_bdim):
+    # vmap over permute_out / transpose_out: each batch item's result lands in its slice of out.
+    ops = torch.ops.torch_transpose
+    x = torch.randn(5, 3, 4, 6)
+    for op, expected in [(lambda a, o: ops.permute_out(a, [2, 1, 0], o), x.permute(0, 3, 2, 1)),
+                         (lambda a, o: ops.transpose_out(a, 1, 2, o), x.transpose(2, 3))]:
+        out = torch.full(expected.movedim(0, out_bdim).shape, float("nan"))
+        torch.vmap(lambda a, o: (op(a, o), o)[1], in_dims=(0, out_bdim))(x, out)
+        assert torch.equal(out.movedim(out_bdim, 0), expected)

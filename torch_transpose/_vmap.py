@@ -43,3 +43,34 @@ def _to_memory_format_vmap(info, in_dims, self, memory_format):
     out = torch.empty_strided(x.shape, strides, dtype=x.dtype, device=x.device)
     _ops.permute_out.default(x, list(range(x.dim())), out)
     return out, 0
+
+
+def _out_vmap(info, in_dims, self, perm, out):
+    """An out= op under vmap: the batch dim of both goes first, and out takes every batch item."""
+    self_bdim, out_bdim = in_dims[0], in_dims[-1]
+    if out_bdim is None and self_bdim is not None:
+        raise RuntimeError("vmap: an out= op whose input is batched needs a batched out (out would hold one result "
+                           "for every batch item)")
+    if out_bdim is None:
+        _ops.permute_out.default(self, perm, out)
+        return None, None
+    o = _batch_first(out, out_bdim)
+    x = _batch_first(self, self_bdim) if self_bdim is not None else self.expand(o.shape[0], *self.shape)
+    _ops.permute_out.default(x, [0] + [p + 1 for p in perm], o)
+    return None, None
+
+
+@torch.library.register_vmap("torch_transpose::transpose_out")
+def _transpose_out_vmap(info, in_dims, self, dim0, dim1, out):
+    rank = self.dim() - (in_dims[0] is not None)
+    perm = list(range(rank))
+    if rank > 0:
+        d0, d1 = wrap_dim(dim0, rank), wrap_dim(dim1, rank)
+        perm[d0], perm[d1] = perm[d1], perm[d0]
+    return _out_vmap(info, (in_dims[0], in_dims[-1]), self, perm, out)
+
+
+@torch.library.register_vmap("torch_transpose::permute_out")
+def _permute_out_vmap(info, in_dims, self, dims, out):
+    rank = self.dim() - (in_dims[0] is not None)
+    return _out_vmap(info, (in_dims[0], in_dims[-1]), self, permutation_of(rank, dims), out)
