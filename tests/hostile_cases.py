@@ -23,6 +23,8 @@ CASES = [
     ("sparse COO input", lambda: tt.transpose(torch.eye(3).to_sparse()), NotImplementedError),
     ("quantized input", lambda: tt.transpose(torch.quantize_per_tensor(_x(), 0.1, 0, torch.quint8)), NotImplementedError),
     ("nested input", lambda: tt.transpose(_nested(), 0, 1), NotImplementedError),
+    ("sparse CSR input to permute", lambda: tt.permute(torch.eye(3).to_sparse_csr(), (1, 0)), NotImplementedError),
+    ("sparse out", lambda: tt.transpose(_x(), out=torch.zeros(6, 4).to_sparse()), RuntimeError),
     ("meta input (works: returns meta)", lambda: tt.transpose(torch.empty(3, 5, device="meta")), None),
     ("out= with an input that requires grad", lambda: tt.transpose(_x().requires_grad_(), out=torch.empty(6, 4)), RuntimeError),
     ("out is self", lambda: (lambda x: tt.transpose(x, 0, 0, out=x))(_x()), RuntimeError),

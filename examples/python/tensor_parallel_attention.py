@@ -45,13 +45,14 @@ class Attention(nn.Module):
         return self.out(merged.reshape(b, s, -1))
 
 
-def run_rank(rank, world, device, store_path, result_path):
+def run_rank(rank, world, device, port, result_path):
     from torch.distributed.device_mesh import init_device_mesh
     from torch.distributed.tensor import Shard
     from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, parallelize_module
 
     backend = "nccl" if device == "cuda" else "gloo"
-    dist.init_process_group(backend, store=dist.FileStore(store_path, world), rank=rank, world_size=world)
+    store = dist.TCPStore("127.0.0.1", port, world, is_master=rank == 0)
+    dist.init_process_group(backend, store=store, rank=rank, world_size=world)
     try:
         if device == "cuda":
             torch.cuda.set_device(rank)
@@ -73,8 +74,19 @@ def run_rank(rank, world, device, store_path, result_path):
             with open(result_path, "w") as f:
                 f.write(f"{error}\n")
         assert error < 1e-4, f"rank {rank}: tensor-parallel output differs from one process by {error}"
+        dist.barrier()  # no rank tears its group down while another still talks to it
     finally:
         dist.destroy_process_group()
+    # Checked and done: skip the interpreter's exit-time teardown, where gloo's threads can abort.
+    os._exit(0)
+
+
+def free_port():
+    """A loopback port nobody listens on now, for the ranks' store."""
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def main():
@@ -85,7 +97,7 @@ def main():
     world = args.world or (torch.cuda.device_count() if args.device == "cuda" else 2)
     with tempfile.TemporaryDirectory() as tmp:
         result = os.path.join(tmp, "result")
-        mp.spawn(run_rank, args=(world, args.device, os.path.join(tmp, "store"), result), nprocs=world, join=True)
+        mp.spawn(run_rank, args=(world, args.device, free_port(), result), nprocs=world, join=True)
         with open(result) as f:
             error = float(f.read())
     print(f"tensor-parallel attention on {world} {args.device} rank(s): max difference from one process {error:.2e}")
