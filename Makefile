@@ -4,6 +4,13 @@
 # .venv (requirements-dev.txt). The extension builds in place with CUDA when nvcc is found.
 
 SHELL := /bin/bash
+
+ifneq ($(TORCH_VERSION),)
+# make test TORCH_VERSION=2.15.0: the target against another torch, in a venv and a copy of the
+# tree of its own (scripts/other_torch.sh says why).
+setup build test test-python test-cpp bench bench-models:
+	bash scripts/other_torch.sh $(TORCH_VERSION) $@
+else
 SYSTEM_PYTHON := $(shell command -v python3)
 HAVE_TORCH := $(shell $(SYSTEM_PYTHON) -c "import torch" >/dev/null 2>&1 && echo yes)
 ifeq ($(HAVE_TORCH),yes)
@@ -71,3 +78,5 @@ sanitize: $(VENV_STAMP)
 
 clean:
 	rm -rf build torch_transpose/_C*.so *.egg-info
+
+endif

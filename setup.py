@@ -8,9 +8,19 @@ import sys
 from pathlib import Path
 
 from setuptools import setup
-from torch.utils.cpp_extension import CUDA_HOME, BuildExtension, CppExtension, CUDAExtension
+
+try:
+    import torch
+    from torch.utils.cpp_extension import CUDA_HOME, BuildExtension, CppExtension, CUDAExtension
+except ModuleNotFoundError:
+    sys.exit("torch_transpose builds against the torch it will run with, and none is importable here. "
+             "Install torch first, then build without isolation: pip install --no-build-isolation . "
+             "(an isolated build cannot see your torch).")
 
 ROOT = Path(__file__).parent
+# The torch versions this source is tested with (README, "Supported versions").
+TESTED_TORCH = ((2, 11), (2, 15))
+CXX_STANDARD = "c++20"
 
 
 def library_sources():
@@ -33,7 +43,9 @@ def extension():
         os.environ.setdefault("TORCH_CUDA_ARCH_LIST", "9.0")
     sources = [s for s in library_sources() if with_cuda or not s.endswith(".cu")]
     sources.append("csrc/python_module.cpp")
-    cxx = ["-O3", "-std=c++17"]
+    # C++20: torch 2.15's headers need it (std::strong_ordering, defaulted operator==), and 2.11's
+    # build with it too. CMakeLists.txt sets the same standard.
+    cxx = ["-O3", f"-std={CXX_STANDARD}"]
     # at::parallel_for splits work over threads only in code compiled with OpenMP (ATen's
     # header falls back to a plain loop without it): the CPU kernels need -fopenmp. The
     # library then shares libgomp.so.1 with torch, which loads it first.
@@ -44,7 +56,7 @@ def extension():
     defines = []
     if with_cuda:
         defines.append(("TORCH_TRANSPOSE_WITH_CUDA", None))
-        nvcc = ["-O3", "-std=c++17", "--expt-relaxed-constexpr", "-lineinfo"]
+        nvcc = ["-O3", f"-std={CXX_STANDARD}", "--expt-relaxed-constexpr", "-lineinfo"]
         return CUDAExtension("torch_transpose._C", sources, include_dirs=[str(ROOT / "csrc")],
                              define_macros=defines, extra_compile_args={"cxx": cxx, "nvcc": nvcc},
                              extra_link_args=link)
@@ -54,8 +66,13 @@ def extension():
 
 def torch_requirement():
     """The extension links against this torch's C++ internals: it runs with the same minor version only."""
-    import torch
-    major, minor = torch.__version__.split("+")[0].split(".")[:2]
+    major, minor = (int(part) for part in torch.__version__.split("+")[0].split(".")[:2])
+    low, high = TESTED_TORCH
+    if (major, minor) < low:
+        sys.exit(f"torch_transpose needs torch {low[0]}.{low[1]} or later to build; found torch {torch.__version__}")
+    if (major, minor) > high:
+        print(f"warning: torch_transpose is tested with torch {low[0]}.{low[1]} to {high[0]}.{high[1]}; "
+              f"building against torch {torch.__version__}", file=sys.stderr)
     return f"torch=={major}.{minor}.*"
 
 

@@ -3,7 +3,7 @@ stripped: which kernels are identical, which differ, which exist in one build on
 change whose kernels all come out identical to a GPU-verified build needs no new GPU run for
 them; any kernel listed as different does.
 
-    nvcc -std=c++17 -O3 -arch=sm_90 --expt-relaxed-constexpr -Icsrc -c csrc/cuda/cuda_kernels.cu -o /tmp/new.o
+    nvcc -std=c++20 -O3 -arch=sm_90 --expt-relaxed-constexpr -Icsrc -c csrc/cuda/cuda_kernels.cu -o /tmp/new.o
     git stash; (same command) -o /tmp/old.o; git stash pop
     python3 scripts/sass_compare.py /tmp/old.o /tmp/new.o
     python3 scripts/sass_compare.py old.so new.so --rename-new '(tile_transpose_kernel<[^()]*), 0>[(]' '\1>('

@@ -11,6 +11,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 import torch_transpose as tt
 from torch_transpose import _C
+from deprecated_apis import uses_torchscript
 from helpers import assert_bits_equal, kernel_switch, poisoned
 
 ops = torch.ops.torch_transpose
@@ -266,16 +267,25 @@ def test_fast_entries_call_the_kernels_directly_only_when_nothing_would_intercep
     assert not _C.dispatch_reaches_kernels(z)
     assert_bits_equal(tt.transpose(z, 0, 1), z.t().contiguous())
 
-    # The JIT tracer: the traced graph must hold the op, so the trace must not take the direct
-    # route (torch.jit.trace's check run, untraced, may).
-    routes.clear()
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
+        assert not _C.dispatch_reaches_kernels(x)
+        assert_bits_equal(tt.permute(x, [2, 0, 1]), expected)
+    assert "torch_transpose::permute" in {e.name for e in prof.events()}
+
+
+@uses_torchscript
+def test_the_jit_tracer_sees_the_op(device):
+    # The traced graph must hold the op, so the trace must not take the direct route
+    # (torch.jit.trace's check run, untraced, may).
+    x = _input(device)
+    routes = []
+
+    def reverse_and_note(t):
+        routes.append(_C.dispatch_reaches_kernels(t))
+        return tt.permute(t, list(range(t.dim()))[::-1])
+
     traced = torch.jit.trace(reverse_and_note, (x,), check_trace=False)
     assert routes == [False]
     assert "torch_transpose::permute" in str(traced.graph)
     y = torch.randn_like(x)
     assert_bits_equal(traced(y), y.permute(2, 1, 0).contiguous())
-
-    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
-        assert not _C.dispatch_reaches_kernels(x)
-        assert_bits_equal(tt.permute(x, [2, 0, 1]), expected)
-    assert "torch_transpose::permute" in {e.name for e in prof.events()}

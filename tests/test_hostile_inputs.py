@@ -2,7 +2,8 @@
 import pytest
 import torch
 
-from hostile_cases import CASES, CUDA_CASES
+from deprecated_apis import QUANTIZED_MARKS
+from hostile_cases import CASES, CUDA_CASES, NEEDS_QUANTIZED
 
 
 def _run(call, expected):
@@ -14,7 +15,8 @@ def _run(call, expected):
     assert str(info.value).strip(), "the error must say what is wrong"
 
 
-@pytest.mark.parametrize("name,call,expected", CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize("name,call,expected", [
+    pytest.param(*case, id=case[0], marks=QUANTIZED_MARKS if case[0] in NEEDS_QUANTIZED else ()) for case in CASES])
 def test_hostile_input(name, call, expected):
     _run(call, expected)
 

@@ -4,6 +4,7 @@ import torch
 import torch.nn as nn
 
 import torch_transpose as tt
+from deprecated_apis import uses_torchscript
 from helpers import poisoned
 
 ops = torch.ops.torch_transpose
@@ -223,6 +224,7 @@ def test_export_round_trip(device, tmp_path):
     assert torch.equal(loaded.module()(x), expected)
 
 
+@uses_torchscript
 def test_torchscript(device):
     @torch.jit.script
     def scripted(x: torch.Tensor) -> torch.Tensor:

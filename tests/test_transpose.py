@@ -8,6 +8,7 @@ import pytest
 import torch
 
 import torch_transpose as tt
+from deprecated_apis import uses_quantized
 from helpers import (ALL_DTYPES, kernel_switch, WIDTH_DTYPES, assert_bits_equal, assert_only_view_written, check_permute_into_view,
                      cuda_kernels_of, kernel_template_args, poisoned, random_bits, run_file_with_switches)
 
@@ -589,6 +590,7 @@ def test_misaligned_elements_are_moved_exactly(device):
 
 # ---- hostile inputs ----------------------------------------------------------------------------------
 
+@uses_quantized
 def test_sparse_and_quantized_are_refused():
     with pytest.raises(NotImplementedError):
         tt.transpose(torch.eye(3).to_sparse())

@@ -4,11 +4,15 @@ a TorchScript module and an AOTInductor package (CPU) that call torch_transpose'
 Usage: python tests/cpp/make_fixtures.py OUT_DIR
 """
 import sys
+import warnings
 from pathlib import Path
 
 import torch
 
 import torch_transpose as tt
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from deprecated_apis import HAS_TORCHSCRIPT  # noqa: E402
 
 
 class Scripted(torch.nn.Module):
@@ -24,7 +28,16 @@ class Exported(torch.nn.Module):
 def main(out_dir):
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    torch.jit.save(torch.jit.script(Scripted()), str(out / "scripted_transpose.pt"))
+    # TorchScript is deprecated (tests/deprecated_apis.py): without it the C++ test of the
+    # scripted module skips, told so by this marker file.
+    no_torchscript = out / "no_torchscript"
+    if HAS_TORCHSCRIPT:
+        no_torchscript.unlink(missing_ok=True)
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", r"`torch\.jit\.\w+` is deprecated")
+            torch.jit.save(torch.jit.script(Scripted()), str(out / "scripted_transpose.pt"))
+    else:
+        no_torchscript.write_text("this torch has no TorchScript\n")
     aoti = out / "permute_cpu.pt2"
     if not aoti.exists():  # AOTInductor compiles C++: reuse a package from an earlier run
         program = torch.export.export(Exported(), (torch.randn(3, 4, 5),))
