@@ -202,6 +202,14 @@ void run_into(const char* op, const Tensor& self, IntArrayRef perm, const Tensor
     const int sm_count = at::cuda::getDeviceProperties(index)->multiProcessorCount;
     const int err = run_layout_plan_cuda(plan, self.const_data_ptr(), out.data_ptr(),
                                          at::cuda::getCurrentCUDAStream(index).stream(), sm_count);
+    if (err == static_cast<int>(cudaErrorNoKernelImageForDevice)) {
+      // Say which GPUs the build is for, rather than CUDA's "no kernel image is available".
+      const cudaDeviceProp* props = at::cuda::getDeviceProperties(index);
+      TORCH_CHECK(false, message(op, ": this build of torch_transpose has CUDA code for architectures ",
+                                 cuda_build_architectures(), " only, and ", props->name, " is sm_", props->major,
+                                 props->minor, "; rebuild with TORCH_CUDA_ARCH_LIST=\"", props->major, ".",
+                                 props->minor, "\""));
+    }
     C10_CUDA_CHECK(static_cast<cudaError_t>(err));
     return;
   }
