@@ -37,8 +37,8 @@ SMALL_ROUNDS = 5
 def parse_args(argv=None):
     p = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu", choices=["cpu", "cuda"])
-    p.add_argument("--suite", default="default", choices=case_defs.SUITES,
-                   help="default: issue 3's suite (the CPU's own on the CPU); models: layouts and sizes from common models")
+    p.add_argument("--suite", default="default", choices=(*case_defs.SUITES, "compiled"),
+                   help="default: the square, narrow, batched, strided and model-layout cases (the CPU's own on the CPU); models: layouts and sizes from common models; random: layouts drawn from --seed; compiled: model blocks compiled without and with the layout-copy pass")
     p.add_argument("--seed", type=int, default=0, help="random suite: the seed its layouts are drawn from")
     p.add_argument("--count", type=int, default=60, help="random suite: how many layouts")
     p.add_argument("--quick", action="store_true", help="a few representative cases, shorter timing")
@@ -236,6 +236,13 @@ def main(argv=None):
         # The anchors the generality targets name; tuned Triton and cuBLAS would double the run.
         impl_names = ["torch_transpose", "copy", "view_copy", "eager", "compile"]
     min_run_time = args.min_run_time or (0.1 if args.quick else 0.3)
+    if args.suite == "compiled":  # model blocks compiled without and with the layout-copy pass
+        from . import compiled_blocks
+        stem = args.name or default_stem(args.device, args.suite)
+        out_dir = Path(args.out_dir) if args.out_dir else default_out_dir(args, stem)
+        compiled_blocks.run(args.device, min_run_time, out_dir, stem, run_meta(args, argv, min_run_time))
+        print(f"\nresults: {out_dir}", file=sys.stderr)
+        return
     chosen = select_cases(args)
     if not chosen:
         raise SystemExit("no case matches the selection (--suite, --cases, --dtypes, --quick): nothing to run")

@@ -24,4 +24,15 @@ from ._version import __version__
 _sharding.register()
 with_cuda = bool(_C.with_cuda)
 
+if __import__("os").environ.get("TORCH_TRANSPOSE_INDUCTOR_PASS") == "1":
+    from . import inductor_pass  # noqa: F401  (installs itself)
+
+
+def __getattr__(name):
+    # torch_transpose.inductor_pass imports Inductor, which a program that never compiles need not pay for.
+    if name == "inductor_pass":
+        import importlib
+        return importlib.import_module(".inductor_pass", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 __all__ = ["transpose", "permute", "to_memory_format", "explain", "kernel_launches", "kernel_switches", "kernel_switch_names", "build_info", "self_check", "with_cuda", "__version__"]
