@@ -17,12 +17,18 @@ def transpose_permutation(rank, dim0, dim1):
     return perm
 
 
-def permutation_of(rank, dims):
+def permutation_of(rank, dims, op="permute"):
+    """`dims` as a permutation of `rank` dims, checked with the C++ op layer's messages
+    (csrc/ops.cpp, checked_permutation)."""
     if len(dims) != rank:
-        raise RuntimeError(f"permute: dims must list every dim of self once: self.dim() = {rank} but len(dims) = {len(dims)}")
-    perm = [wrap_dim(d, rank) for d in dims]
-    if len(set(perm)) != len(perm):
-        raise RuntimeError(f"permute: dims must not repeat a dim, got {list(dims)}")
+        raise RuntimeError(f"{op}: dims must list every dim of self once: self.dim() = {rank} but len(dims) = {len(dims)}")
+    perm, seen = [], set()
+    for d in dims:
+        p = wrap_dim(d, rank)
+        if p in seen:
+            raise RuntimeError(f"{op}: dims must not repeat a dim, but dim {p} appears twice in {list(dims)}")
+        seen.add(p)
+        perm.append(p)
     return perm
 
 

@@ -45,8 +45,23 @@ def transpose(input: torch.Tensor, dim0: int = -2, dim1: int = -1, *, out: Optio
     ``out`` must have the result's shape, ``input``'s dtype and device, and must not overlap
     ``input`` or itself. Like PyTorch's out= functions, it does not support autograd.
 
+    Args:
+        input: the tensor, of any dtype, strides and device (CPU or CUDA).
+        dim0, dim1: the dims to swap (negative dims wrap); the last two by default.
+        out: optional; the tensor to write the result into.
+
     Raises IndexError for dims out of range (as ``Tensor.transpose`` does) and RuntimeError for
     a mismatched or overlapping ``out``.
+
+    Example::
+
+        >>> x = torch.arange(6.).view(2, 3)
+        >>> torch_transpose.transpose(x)
+        tensor([[0., 3.],
+                [1., 4.],
+                [2., 5.]])
+        >>> buf = torch.zeros(4, 5)
+        >>> _ = torch_transpose.transpose(x, 0, 1, out=buf[1:, 2:4])   # only buf[1:, 2:4] changes
     """
     # The common call (eager, plain tensors, int dims, no gradient wanted): _C's fast entry
     # points make _direct's and _needs_grad's tests themselves and run the op, or answer
@@ -82,8 +97,22 @@ def permute(input: torch.Tensor, dims: Sequence[int], *, out: Optional[torch.Ten
 
     ``dims`` lists every dim of ``input`` once (negative dims wrap). With ``out``, writes into
     ``out`` (any strides) and returns it; with identity ``dims`` and a channels-last ``out``
-    this converts layout. Raises IndexError for dims out of range and RuntimeError for a
-    wrong-length or repeated ``dims`` or a mismatched ``out``.
+    this converts layout.
+
+    Args:
+        input: the tensor, of any dtype, strides and device (CPU or CUDA).
+        dims: the permutation, as ``Tensor.permute`` takes it.
+        out: optional; the tensor to write the result into.
+
+    Raises IndexError for dims out of range and RuntimeError for a wrong-length or repeated
+    ``dims`` or a mismatched ``out``.
+
+    Example::
+
+        >>> nchw = torch.randn(8, 3, 32, 32)
+        >>> nhwc = torch_transpose.permute(nchw, (0, 2, 3, 1))
+        >>> nhwc.shape, nhwc.is_contiguous()
+        (torch.Size([8, 32, 32, 3]), True)
     """
     # The fast paths of transpose(), for permute.
     if not _is_compiling():
@@ -110,8 +139,16 @@ def _permute(input, dims, out):
 def to_memory_format(input: torch.Tensor, memory_format: torch.memory_format) -> torch.Tensor:
     """Returns ``input.contiguous(memory_format=memory_format)`` as a new tensor (never ``input``).
 
-    ``memory_format`` is ``torch.channels_last`` (4-D), ``torch.channels_last_3d`` (5-D),
-    ``torch.contiguous_format`` or ``torch.preserve_format``.
+    Args:
+        input: the tensor, of any dtype, strides and device (CPU or CUDA).
+        memory_format: ``torch.channels_last`` (4-D), ``torch.channels_last_3d`` (5-D),
+            ``torch.contiguous_format`` or ``torch.preserve_format``.
+
+    Example::
+
+        >>> y = torch_transpose.to_memory_format(torch.randn(8, 3, 32, 32), torch.channels_last)
+        >>> y.is_contiguous(memory_format=torch.channels_last)
+        True
     """
     # The common call (a plain tensor, a torch.memory_format, no gradient wanted) takes a fast
     # entry, as in transpose().

@@ -60,7 +60,7 @@ def register():
 
     @register_sharding(_ops.permute_out.default)
     def _permute_out(self, dims, out):
-        return _shardings(self.ndim, permutation_of(self.ndim, dims), 1, out_input=True)
+        return _shardings(self.ndim, permutation_of(self.ndim, dims, "permute_out"), 1, out_input=True)
 
     # register_sharding keys its cache on int arguments only, so `dims` (an int list) would be
     # left out and permute(dx, [1,0,2]) then permute(dx, [2,1,0]) would reuse the first

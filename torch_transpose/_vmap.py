@@ -73,4 +73,4 @@ def _transpose_out_vmap(info, in_dims, self, dim0, dim1, out):
 @torch.library.register_vmap("torch_transpose::permute_out")
 def _permute_out_vmap(info, in_dims, self, dims, out):
     rank = self.dim() - (in_dims[0] is not None)
-    return _out_vmap(info, (in_dims[0], in_dims[-1]), self, permutation_of(rank, dims), out)
+    return _out_vmap(info, (in_dims[0], in_dims[-1]), self, permutation_of(rank, dims, "permute_out"), out)
