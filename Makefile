@@ -8,7 +8,7 @@ SHELL := /bin/bash
 ifneq ($(TORCH_VERSION),)
 # make test TORCH_VERSION=2.15.0: the target against another torch, in a venv and a copy of the
 # tree of its own (scripts/other_torch.sh says why).
-setup build test test-python test-cpp bench bench-models:
+setup build test test-python test-cpp bench bench-models check-package:
 	bash scripts/other_torch.sh $(TORCH_VERSION) $@
 else
 SYSTEM_PYTHON := $(shell command -v python3)
@@ -31,7 +31,7 @@ CMAKE_ARGS ?=
 # picks it (the system g++ where there is one; it says why). TEST_CXX overrides.
 TEST_CXX ?= $(shell bash scripts/test_cxx.sh)
 
-.PHONY: setup build test test-python test-cpp bench bench-models gpu-check sanitize clean
+.PHONY: setup build test test-python test-cpp bench bench-models check-package gpu-check sanitize clean
 
 setup: build
 
@@ -71,6 +71,10 @@ bench-models: build
 # compute-sanitizer on a CUDA subset, and the benchmark. Logs go to $$OUT when set.
 gpu-check:
 	bash scripts/gpu_check.sh
+
+# The package as a user gets it: sdist, wheel built from it, installed in a fresh venv, self-check.
+check-package: $(VENV_STAMP)
+	bash scripts/check_package.sh $(PYTHON)
 
 # AddressSanitizer + UndefinedBehaviorSanitizer over the C++ tests and the CPU op path.
 sanitize: $(VENV_STAMP)
