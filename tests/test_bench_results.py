@@ -110,3 +110,17 @@ def test_readme_performance_text_figures_come_from_the_committed_h200_run():
     assert ahead_by[0] >= 1.0, ahead_by[:3]
     ties = sum(1 for v in ahead_by if v < 1.001)
     assert f"{['no', 'one', 'two', 'three'][ties]} cases are ties at the copy ceiling" in section, ties
+
+
+def test_readme_random_layout_figures_come_from_the_committed_random_run():
+    data = load(RESULTS / "random-h100-seed11.json")
+    cases = by_case(data["records"])
+    def ratio(impls, other):
+        return impls["torch_transpose"]["gbps"] / impls[other]["gbps"] if other in impls else None
+    to_copy = [ratio(impls, "copy") for impls in cases.values()]
+    below_eager = sum(1 for impls in cases.values() if (ratio(impls, "eager") or 1) < 0.98)
+    below_compile = sum(1 for impls in cases.values() if (ratio(impls, "compile") or 1) < 0.95)
+    text = " ".join((ROOT / "README.md").read_text().split())
+    assert "H100" in data["meta"]["device"]
+    assert (f"on {len(cases)} layouts drawn at random, an H100 measured a geomean of {geomean(to_copy):.3f} of copy, "
+            f"{below_eager} layouts slower than eager and {below_compile} slower than torch.compile") in text
