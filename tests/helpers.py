@@ -1,5 +1,6 @@
 """Shared test tools: random bit patterns for every dtype, bit-exact comparison, guarded buffers,
 reruns of a test file under kernel switches."""
+import itertools
 import os
 import re
 import subprocess
@@ -85,6 +86,29 @@ def current_switches():
 def kernel_switch(name):
     """The value TORCH_TRANSPOSE_KERNELS gives `name` in this process, as a string, or None."""
     return current_switches().get(name)
+
+
+def parameter_sets(test):
+    """Every keyword set pytest runs `test` with (the product of its parametrize marks), so that a
+    test can run another test's cases in-process, for example under kernel_switches()."""
+    axes = []
+    for mark in getattr(test, "pytestmark", []):
+        if mark.name != "parametrize":
+            continue
+        names = [n.strip() for n in mark.args[0].split(",")] if isinstance(mark.args[0], str) else list(mark.args[0])
+        axis = []
+        for value in mark.args[1]:
+            value = value.values if hasattr(value, "values") and not isinstance(value, (tuple, list)) else value
+            axis.append(dict(zip(names, value if len(names) > 1 else (value,))))
+        axes.append(axis)
+    for combination in itertools.product(*axes):
+        yield {k: v for part in combination for k, v in part.items()}
+
+
+def switches_text(switches):
+    """TORCH_TRANSPOSE_KERNELS's switches of this process with `switches` ({name: value}) on top,
+    as kernel_switches() takes them."""
+    return ",".join(f"{k}={v}" for k, v in {**current_switches(), **switches}.items())
 
 
 RERUN_MARK = "TT_TESTS_RERUN"  # set in the environment of a run_file_with_switches child

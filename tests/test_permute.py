@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import torch_transpose as tt
-from helpers import (KERNEL_ELEMENT_TYPES, kernel_switch, assert_bits_equal, assert_only_view_written, check_permute_into_view,
+from helpers import (parameter_sets, switches_text, KERNEL_ELEMENT_TYPES, kernel_switch, assert_bits_equal, assert_only_view_written, check_permute_into_view,
                      cuda_kernels_of, kernel_template_args, poisoned, random_bits, run_file_with_switches)
 
 
@@ -161,28 +161,35 @@ def test_packed_rows_of_16_byte_elements(device):
                 check_permute_into_view(x, dims, buf, buf[4:4 + expected.numel()].view(expected.shape))
 
 
-def test_packed_rows_switched_off():
-    run_file_with_switches(__file__, {"cpu_packed_rows": "0"},
-                           "(test_packed_rows_of_every_channel_count or test_large_packed_rows or "
-                           "test_packed_rows_of_16_byte_elements) and cpu", 7)
+# What CPUs without AVX-512 or AVX2, or with packed rows off, run (the switches stand in for
+# such CPUs): the packed-row tests again on the CPU, in this process, under kernel_switches().
+# Without AVX-512, packed rows go by 16-byte shuffles, two a 32-byte register with AVX2
+# (packed_rows_shuffles.cpp), and interleaves for packs of 2, 4 and 8 elements in a vector,
+# streamed where the output is 24 MiB or more; without AVX2 too (the Atoms and Pentiums before
+# 2020, x86-64 builds under emulators), the same shuffles one 16-byte register at a time.
+PACKED_ROW_SWITCH_RUNS = {
+    "packed rows off": ({"cpu_packed_rows": "0"}, ("test_packed_rows_of_every_channel_count", "test_large_packed_rows",
+                                                   "test_packed_rows_of_16_byte_elements")),
+    "no AVX-512": ({"cpu_avx512": "0"}, ("test_packed_rows_of_every_channel_count", "test_large_packed_rows",
+                                         "test_packed_narrow_output_rows",
+                                         "test_packed_channels_against_whole_vector_planes")),
+    "no AVX-512 or AVX2": ({"cpu_avx512": "0", "cpu_avx2": "0"}, ("test_packed_rows_of_every_channel_count",
+                                                                  "test_large_packed_rows",
+                                                                  "test_packed_channels_against_whole_vector_planes")),
+}
 
 
-def test_packed_rows_without_avx512():
-    # CPUs without AVX-512 (the switch stands in for one): packed rows by 16-byte shuffles, two
-    # a 32-byte register with AVX2 (packed_rows_shuffles.cpp), for every c, and interleaves for packs of 2, 4 and 8 elements in a
-    # vector, along the same runs; streamed where the output is 24 MiB or more.
-    run_file_with_switches(__file__, {"cpu_avx512": "0"},
-                           "(test_packed_rows_of_every_channel_count or test_large_packed_rows or "
-                           "test_packed_narrow_output_rows or test_packed_channels_against_whole_vector_planes) and cpu",
-                           4 + 2 + 4 + 4 * 8)
-
-
-def test_packed_rows_without_avx2():
-    # CPUs without AVX2 either (the Atoms and Pentiums before 2020, and x86-64 builds that run
-    # under emulators): the same shuffles one 16-byte register at a time.
-    run_file_with_switches(__file__, {"cpu_avx512": "0", "cpu_avx2": "0"},
-                           "(test_packed_rows_of_every_channel_count or test_large_packed_rows or "
-                           "test_packed_channels_against_whole_vector_planes) and cpu", 4 + 2 + 4 * 8)
+@pytest.mark.parametrize("run", list(PACKED_ROW_SWITCH_RUNS))
+def test_packed_rows_under_cpu_switches(run):
+    switches, tests = PACKED_ROW_SWITCH_RUNS[run]
+    with tt.kernel_switches(switches_text(switches)):
+        # the switch is in force in this process: packed rows off leaves their family
+        packed = tt.kernel_launches(torch.empty(2, 8, 16, 40), (0, 2, 3, 1))[0]["family"] == "packed_rows"
+        assert packed == (switches.get("cpu_packed_rows") != "0")
+        for name in tests:
+            test = globals()[name]
+            for kwargs in parameter_sets(test):
+                test(device="cpu", **kwargs)
 
 
 def test_short_row_copies_of_every_length(device):

@@ -24,7 +24,7 @@
 namespace torch_transpose {
 
 bool cpu_packs_rows(int element_bytes, int64_t c) {
-  static const bool enabled = cpu_avx512_blocks_enabled();
+  const bool enabled = cpu_avx512_blocks_enabled();  // read per call: kernel_switches() may change it
   static const bool byte_permutes = [] {
     __builtin_cpu_init();
     return __builtin_cpu_supports("avx512vbmi") != 0;
