@@ -87,17 +87,22 @@ inline const KernelSwitches* current_kernel_switches() {
   return kernel_switches_in_force.load(std::memory_order_acquire);
 }
 
+// `switches` as TORCH_TRANSPOSE_KERNELS's text ("" for none).
+inline std::string kernel_switches_text(const KernelSwitches* switches) {
+  std::string text;
+  if (switches != nullptr) {
+    for (const auto& [name, value] : switches->values) text += (text.empty() ? "" : ",") + name + "=" + std::to_string(value);
+  }
+  return text;
+}
+
 // Replaces the switches in force (the text as TORCH_TRANSPOSE_KERNELS takes it; "" for none) and
 // returns the text it replaced, for a scoped override to restore.
 inline std::string set_kernel_switches(const std::string& text) {
   const KernelSwitches* next = parse_kernel_switches(text);
   const KernelSwitches* previous = current_kernel_switches();
   kernel_switches_in_force.store(next, std::memory_order_release);
-  std::string old;
-  if (previous != nullptr) {
-    for (const auto& [name, value] : previous->values) old += (old.empty() ? "" : ",") + name + "=" + std::to_string(value);
-  }
-  return old;
+  return kernel_switches_text(previous);
 }
 
 // The value set for `name`, or `fallback` when none is.

@@ -251,6 +251,8 @@ PYBIND11_MODULE(_C, m) {
       throw py::value_error(e.what());
     }
   }, "Replaces the kernel switches in force (TORCH_TRANSPOSE_KERNELS's syntax); returns the text it replaced.");
+  m.def("kernel_switches_in_force", [] { return torch_transpose::kernel_switches_text(torch_transpose::current_kernel_switches()); },
+        "The kernel switches in force (from TORCH_TRANSPOSE_KERNELS or set_kernel_switches), as name=value text.");
   m.def("kernel_switch_names", [] {
     std::vector<std::string> names(std::begin(torch_transpose::kKnownSwitches), std::end(torch_transpose::kKnownSwitches));
     return names;

@@ -72,19 +72,17 @@ def check_permute_into_view(x, dims, buf, view):
 
 
 def current_switches():
-    """TORCH_TRANSPOSE_KERNELS of this process as {name: value string} ("-x" is x=0, "+x" x=1)."""
+    """The kernel switches in force in this process (TORCH_TRANSPOSE_KERNELS, or an in-process
+    kernel_switches()) as {name: value string}."""
     switches = {}
-    for entry in filter(None, os.environ.get("TORCH_TRANSPOSE_KERNELS", "").split(",")):
-        if entry[0] in "+-":
-            switches[entry[1:]] = "1" if entry[0] == "+" else "0"
-        else:
-            name, _, value = entry.partition("=")
-            switches[name] = value or "1"
+    for entry in filter(None, tt._C.kernel_switches_in_force().split(",")):
+        name, _, value = entry.partition("=")
+        switches[name] = value
     return switches
 
 
 def kernel_switch(name):
-    """The value TORCH_TRANSPOSE_KERNELS gives `name` in this process, as a string, or None."""
+    """The value the switches in force give `name`, as a string, or None."""
     return current_switches().get(name)
 
 
@@ -109,6 +107,20 @@ def switches_text(switches):
     """TORCH_TRANSPOSE_KERNELS's switches of this process with `switches` ({name: value}) on top,
     as kernel_switches() takes them."""
     return ",".join(f"{k}={v}" for k, v in {**current_switches(), **switches}.items())
+
+
+def run_with_switches(tests, switches, device):
+    """Runs each of `tests` (test functions taking `device`) on `device` for every parameter set
+    pytest gives it, in this process, with `switches` ({name: value}) on top of the kernel
+    switches in force: each kernel path a switch reaches is tested without a subprocess."""
+    import pytest
+    with tt.kernel_switches(switches_text(switches)):
+        for test in tests:
+            for kwargs in parameter_sets(test):
+                try:
+                    test(device=device, **kwargs)
+                except pytest.skip.Exception as skipped:  # a case that did not run must not pass unseen
+                    raise AssertionError(f"{test.__name__}({kwargs}) skipped under {switches}: {skipped}") from None
 
 
 RERUN_MARK = "TT_TESTS_RERUN"  # set in the environment of a run_file_with_switches child

@@ -9,7 +9,7 @@ import torch
 
 import torch_transpose as tt
 from helpers import (parameter_sets, switches_text, KERNEL_ELEMENT_TYPES, kernel_switch, assert_bits_equal, assert_only_view_written, check_permute_into_view,
-                     cuda_kernels_of, kernel_template_args, poisoned, random_bits, run_file_with_switches)
+                     cuda_kernels_of, kernel_template_args, poisoned, random_bits, run_with_switches)
 
 
 def reference(x, dims):
@@ -232,8 +232,7 @@ def test_large_row_copies_of_whole_lines(device):
 def test_row_copies_without_avx512(switches):
     # The same where the CPU has no AVX-512: the same inline copies in AVX2 moves (two 32-byte
     # streaming stores a line), and without AVX2 either, the cursor's rows by memcpy.
-    run_file_with_switches(__file__, switches,
-                           "(test_short_row_copies_of_every_length or test_large_row_copies_of_whole_lines) and cpu", 2)
+    run_with_switches((test_short_row_copies_of_every_length, test_large_row_copies_of_whole_lines), switches, "cpu")
 
 
 @pytest.mark.parametrize("dtype", [torch.uint8, torch.bfloat16, torch.float32, torch.float64], ids=str)
@@ -255,8 +254,7 @@ def test_row_copies_longer_than_a_block_and_shorter_than_a_chunk(device, dtype):
 def test_rows_of_up_to_a_chunk_on_the_chunk_copy():
     # Rows of whole vectors up to one chunk take row_vector_copy; with
     # TORCH_TRANSPOSE_KERNELS=medium_rows=0 the chunk copy's guarded vectors take them all again.
-    run_file_with_switches(__file__, {"medium_rows": "0"},
-                           "test_row_copies_longer_than_a_block_and_shorter_than_a_chunk and cuda", 4)
+    run_with_switches((test_row_copies_longer_than_a_block_and_shorter_than_a_chunk,), {"medium_rows": "0"}, "cuda")
 
 
 @pytest.mark.parametrize("dtype", [torch.uint8, torch.bfloat16, torch.float32, torch.float64], ids=str)
@@ -279,7 +277,7 @@ def test_fused_qkv_splits(device, dtype):
 @pytest.mark.parametrize("walk", ["0", "1"])
 def test_qkv_layouts_in_either_walk(walk):
     # TORCH_TRANSPOSE_KERNELS=row_walk=0 / 1: every row_vector_copy plan in output / input order.
-    run_file_with_switches(__file__, {"row_walk": walk}, "test_fused_qkv_splits and cuda", 4)
+    run_with_switches((test_fused_qkv_splits,), {"row_walk": walk}, "cuda")
 
 
 @pytest.mark.parametrize("r", [2, 3, 4])
@@ -298,8 +296,7 @@ def test_pixel_shuffle_layouts_with_short_lines(device, dtype, r):
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 def test_short_lines_one_item_per_chunk_when_packing_is_off():
     # TORCH_TRANSPOSE_KERNELS=packed_lines=0: the layouts above take one half-filled chunk per item again.
-    run_file_with_switches(__file__, {"packed_lines": "0"},
-                           "test_pixel_shuffle_layouts_with_short_lines and cuda", 12)
+    run_with_switches((test_pixel_shuffle_layouts_with_short_lines,), {"packed_lines": "0"}, "cuda")
 
 
 def check_bases_off_the_grid(shape, dims, dtype, device):
@@ -348,7 +345,7 @@ def test_channels_last_of_small_grids_with_span_tiles_switched(switches):
     # TORCH_TRANSPOSE_KERNELS=span_whole_lines=1 every span tile plan stores whole lines, each lane's
     # gather rotated by the bank model's step or by a forced one (3: the 8 lanes of a line take
     # every rotation 0-7 of a 2-byte vector).
-    run_file_with_switches(__file__, switches, "test_channels_last_of_small_spatial_grids and cuda", 4)
+    run_with_switches((test_channels_last_of_small_spatial_grids,), switches, "cuda")
 
 
 @pytest.mark.parametrize("dtype", [torch.uint8, torch.bfloat16, torch.float32, torch.float64], ids=str)
@@ -381,8 +378,7 @@ def test_channels_first_of_small_grids_with_output_span_tiles_switched(setting):
     # TORCH_TRANSPOSE_KERNELS=output_span_tiles=1: every plan output span tiles fit takes them (4- and
     # 8-byte ones and rows of 16-byte vectors too); 0: none does (square, window and realign
     # window tiles again).
-    run_file_with_switches(__file__, {"output_span_tiles": setting},
-                           "test_channels_first_of_small_spatial_grids and cuda", 4)
+    run_with_switches((test_channels_first_of_small_spatial_grids,), {"output_span_tiles": setting}, "cuda")
 
 
 @pytest.mark.cuda
@@ -391,7 +387,7 @@ def test_channels_first_of_small_grids_with_item_parts_forced():
     # TORCH_TRANSPOSE_KERNELS=item_parts=1: item tiles cut every item whose input rows are too long for
     # them into parts, from input rows on the 16-byte grid too (the rule leaves those to output
     # span tiles): parts of whole vectors, the last part of a row cut short of its stride shorter.
-    run_file_with_switches(__file__, {"item_parts": "1"}, "test_channels_first_of_small_spatial_grids and cuda", 4)
+    run_with_switches((test_channels_first_of_small_spatial_grids,), {"item_parts": "1"}, "cuda")
 
 
 def check_maps_transposed(shape, dtype, device):
@@ -437,7 +433,7 @@ def test_attention_maps_with_realigned_output_spans_switched(switches):
     # plan output span tiles fit takes them or item tiles, 4-byte ones and rows of whole vectors
     # too; TORCH_TRANSPOSE_KERNELS=item_parts=0: items too long for item tiles take output span tiles'
     # realigned loads; with item tiles off too, every plan output span tiles fit takes them.
-    run_file_with_switches(__file__, switches, "test_transposed_attention_maps and cuda", 4)
+    run_with_switches((test_transposed_attention_maps,), switches, "cuda")
 
 
 @pytest.mark.parametrize("dtype", [torch.uint8, torch.bfloat16, torch.float32, torch.float64], ids=str)
@@ -457,7 +453,7 @@ def test_transposed_maps_of_small_items(device, dtype):
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 def test_small_items_with_item_tiles_off():
     # TORCH_TRANSPOSE_KERNELS=item_tiles=0: output span tiles of one item a tile take these plans again.
-    run_file_with_switches(__file__, {"item_tiles": "0"}, "test_transposed_maps_of_small_items and cuda", 4)
+    run_with_switches((test_transposed_maps_of_small_items,), {"item_tiles": "0"}, "cuda")
 
 
 @pytest.mark.cuda
@@ -538,8 +534,7 @@ def test_box_tiles_of_tiny_matrices(device, dtype):
 def test_tiny_matrices_by_largest_box_chunk(switch):
     # Each switch off in turn: the largest chunk (element by element), whole-vector chunks
     # through the load walk, or through the store walk.
-    run_file_with_switches(__file__, {switch: "0"},
-                           "(test_box_tiles_of_tiny_matrices or test_box_tiles_of_small_matrix_batches) and cuda", 8)
+    run_with_switches((test_box_tiles_of_tiny_matrices, test_box_tiles_of_small_matrix_batches), {switch: "0"}, "cuda")
 
 
 @pytest.mark.parametrize("dtype", [torch.uint8, torch.bfloat16, torch.float32, torch.float64], ids=str)
@@ -586,8 +581,8 @@ def test_half_vector_gather_tiles(device, dtype):
 def test_box_tiles_where_half_vector_gather_is_off():
     # TORCH_TRANSPOSE_KERNELS=gather_half_vectors=0: box tiles take the 2-byte layouts above, and the box
     # tile test's bf16 cases (a = 60) meet box tiles again.
-    run_file_with_switches(__file__, {"gather_half_vectors": "0"},
-                           "(test_half_vector_gather_tiles or test_box_tiles_whose_output_lines_are_half_vectors) and cuda", 5)
+    run_with_switches((test_half_vector_gather_tiles, test_box_tiles_whose_output_lines_are_half_vectors),
+                      {"gather_half_vectors": "0"}, "cuda")
 
 
 @pytest.mark.parametrize("dtype", [torch.uint8, torch.bfloat16, torch.float32, torch.float64], ids=str)
@@ -617,9 +612,8 @@ def test_gather_tiles_with_and_without_256_byte_fills(fetch_256):
     # 256-byte fills (by default the 5-D route's do, and the ragged rows' of 2-byte elements:
     # gather_loads). evict_last is forced so that 2-byte tiles of the 5-D route, which
     # load without it by default, take both instantiations too; the ragged rows' cases run along.
-    run_file_with_switches(__file__, {"gather_fetch_256": fetch_256, "l2_evict_last": "1"},
-                           "(test_gather_tiles_over_the_outputs_run or test_ragged_output_rows_over_the_outputs_run) and cuda",
-                           8)
+    run_with_switches((test_gather_tiles_over_the_outputs_run, test_ragged_output_rows_over_the_outputs_run),
+                      {"gather_fetch_256": fetch_256, "l2_evict_last": "1"}, "cuda")
 
 
 # Layouts whose fast dims are both 32 or more and whose output run continues b into other dims
@@ -704,7 +698,7 @@ def test_ragged_rows_switched(switches):
     # the whole-tile ones through a kernel with an edge path, with TORCH_TRANSPOSE_KERNELS=gather_scalar_edges=1
     # 1-byte edge tiles element by element wherever they are. TORCH_TRANSPOSE_KERNELS=gather_scalar_edges=0
     # under the rule: 1-byte plans with edges that would go element by element go elsewhere.
-    run_file_with_switches(__file__, switches, "test_ragged_output_rows_over_the_outputs_run and cuda", 4)
+    run_with_switches((test_ragged_output_rows_over_the_outputs_run,), switches, "cuda")
 
 
 def check_output_in_aligned_window(x, dims, left):
@@ -781,7 +775,7 @@ def test_narrow_element_lines_switched(switches):
     # lines before, and the flat, square and TMA byte tiles, which took longer ones, still serve
     # them), and with each load flavour that their rules leave out: no 256-byte fills for lines
     # in, fills for dense in, plain loads.
-    run_file_with_switches(__file__, switches, "test_lines_of_narrow_elements and cuda", len(NARROW_WORD_LINES))
+    run_with_switches((test_lines_of_narrow_elements,), switches, "cuda")
 
 
 @pytest.mark.parametrize("channels", [2, 3, 4, 7, 8, 9, 15, 16])
@@ -813,8 +807,7 @@ def test_packed_channels_on_the_looping_interleave_kernel():
     # The interleave plans above that lean_interleave_takes (C = 3 of 2- to 8-byte elements, C = 2
     # of 4- and 8-byte ones) with up to two batch dims take lean launches by default; with
     # TORCH_TRANSPOSE_KERNELS=lean_interleave=0 the looping kernel takes them all again.
-    run_file_with_switches(__file__, {"lean_interleave": "0"},
-                           "test_packed_channels_against_whole_vector_planes and cuda", 32)
+    run_with_switches((test_packed_channels_against_whole_vector_planes,), {"lean_interleave": "0"}, "cuda")
 
 
 @pytest.mark.cuda
@@ -825,8 +818,7 @@ def test_packed_channels_with_the_load_flavours_their_rules_skip():
     # of more than 64 MB) and 2-byte C = 3 dense inputs go through shared memory
     # (interleave_direct_loads). Forced here: evict_last loads and direct loads wherever a kernel
     # has them.
-    run_file_with_switches(__file__, {"l2_evict_last": "1", "interleave_direct": "1"},
-                           "test_packed_channels_against_whole_vector_planes and cuda", 32)
+    run_with_switches((test_packed_channels_against_whole_vector_planes,), {"l2_evict_last": "1", "interleave_direct": "1"}, "cuda")
 
 
 @pytest.mark.parametrize("dtype", [torch.uint8, torch.float16, torch.float32, torch.complex128], ids=str)

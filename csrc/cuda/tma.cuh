@@ -145,8 +145,7 @@ __device__ __forceinline__ void tma_load_box(void* dst, const TmaMap* map, uint6
 // load_global's, for the copy engine's loads; l2_evict_last).
 __device__ __forceinline__ void tma_load_box_evict_last(void* dst, const TmaMap* map, uint64_t* bar, uint32_t bytes, int c0,
                                                         int c1, int c2) {
-  uint64_t policy = 0;
-  (void)policy;  // unread where TT_TMA_PTX traps (builds for architectures before sm_90)
+  [[maybe_unused]] uint64_t policy = 0;  // unread where TT_TMA_PTX traps (builds before sm_90)
   TT_TMA_PTX("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
   TT_TMA_PTX("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(shared_address(bar)), "r"(bytes) : "memory");
   TT_TMA_PTX(
