@@ -4,6 +4,7 @@ the same run, with the count of copies the pass rewrote and whether the results 
 
 Each block is a function of tensors made by its `inputs(device)`; sizes are smaller on the CPU.
 """
+import contextlib
 import json
 import math
 
@@ -14,13 +15,16 @@ from torch._inductor.utils import run_and_get_code
 from .timing import median_seconds
 
 
-def _bits(t):
-    return t.detach().reshape(-1).view(torch.uint8) if t.dtype != torch.bool else t.reshape(-1)
-
-
 def _same_bits(a, b):
+    """Whether two results (a tensor or a tuple of them) hold the same shapes and bytes."""
+    from .run import check_bits
     a, b = (a,) if isinstance(a, torch.Tensor) else tuple(a), (b,) if isinstance(b, torch.Tensor) else tuple(b)
-    return all(x.shape == y.shape and torch.equal(_bits(x.contiguous()), _bits(y.contiguous())) for x, y in zip(a, b))
+    try:
+        for x, y in zip(a, b, strict=True):
+            check_bits(x.detach(), y.detach(), "")
+    except (AssertionError, ValueError):
+        return False
+    return True
 
 
 def attention(x, wq, wk, wv, wo, heads):
@@ -95,10 +99,7 @@ def _compiled(fn, args, with_pass, device):
     from torch_transpose import inductor_pass
     torch._dynamo.reset()
     compiled = torch.compile(fn)
-    if with_pass:
-        with inductor_pass.enabled(devices=(device,)):
-            results, code = run_and_get_code(compiled, *args)
-    else:
+    with inductor_pass.enabled(devices=(device,)) if with_pass else contextlib.nullcontext():
         results, code = run_and_get_code(compiled, *args)
     calls = ("torch.ops.torch_transpose.permute.default(", "torch.ops.torch_transpose.to_memory_format.default(")
     rewritten = sum(text.count(call) for text in code for call in calls)

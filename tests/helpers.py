@@ -6,6 +6,7 @@ import re
 import subprocess
 import sys
 
+import pytest
 import torch
 
 import torch_transpose as tt
@@ -113,7 +114,6 @@ def run_with_switches(tests, switches, device):
     """Runs each of `tests` (test functions taking `device`) on `device` for every parameter set
     pytest gives it, in this process, with `switches` ({name: value}) on top of the kernel
     switches in force: each kernel path a switch reaches is tested without a subprocess."""
-    import pytest
     with tt.kernel_switches(switches_text(switches)):
         for test in tests:
             for kwargs in parameter_sets(test):

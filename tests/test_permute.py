@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import torch_transpose as tt
-from helpers import (parameter_sets, switches_text, KERNEL_ELEMENT_TYPES, kernel_switch, assert_bits_equal, assert_only_view_written, check_permute_into_view,
+from helpers import (switches_text, KERNEL_ELEMENT_TYPES, kernel_switch, assert_bits_equal, assert_only_view_written, check_permute_into_view,
                      cuda_kernels_of, kernel_template_args, poisoned, random_bits, run_with_switches)
 
 
@@ -186,10 +186,7 @@ def test_packed_rows_under_cpu_switches(run):
         # the switch is in force in this process: packed rows off leaves their family
         packed = tt.kernel_launches(torch.empty(2, 8, 16, 40), (0, 2, 3, 1))[0]["family"] == "packed_rows"
         assert packed == (switches.get("cpu_packed_rows") != "0")
-        for name in tests:
-            test = globals()[name]
-            for kwargs in parameter_sets(test):
-                test(device="cpu", **kwargs)
+    run_with_switches([globals()[name] for name in tests], switches, "cpu")
 
 
 def test_short_row_copies_of_every_length(device):

@@ -47,8 +47,6 @@ EXTERN = {aten.mm.default, aten.addmm.default, aten.bmm.default, aten.baddbmm.de
           aten._scaled_dot_product_cudnn_attention.default,
           aten._flash_attention_forward.default, aten._efficient_attention_forward.default,
           aten._fft_r2c.default, aten._fft_c2c.default, aten._fft_c2r.default}
-# Namespaces whose ops are not lowered to fused kernels: collectives and our own ops.
-EXTERN_NAMESPACES = {"_c10d_functional", "c10d_functional", "torch_transpose"}
 MEMORY_FORMATS_OF_RANK = {4: torch.channels_last, 5: torch.channels_last_3d}
 
 
@@ -58,9 +56,9 @@ def _is_extern(node):
     target = node.target
     if target in EXTERN:
         return True
-    namespace = getattr(target, "namespace", None)
-    return namespace in EXTERN_NAMESPACES or (namespace not in (None, "aten", "prims") and
-                                             isinstance(target, torch._ops.OpOverload))
+    # Ops outside aten and prims (collectives, our ops, users' custom ops) are never lowered to
+    # fused kernels.
+    return isinstance(target, torch._ops.OpOverload) and target.namespace not in ("aten", "prims")
 
 
 def _source_fuses_with_nothing(node):
